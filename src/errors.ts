@@ -1,0 +1,95 @@
+/**
+ * The one error module. Every stage collects {@link Problem}s; only the convenience calls throw,
+ * and they throw one {@link KubeIptablesError} that lists them all.
+ *
+ * @module
+ */
+
+/** What kind of problem a {@link Problem} is. */
+export type ErrorCode =
+  /** A required field is missing or empty. */
+  | "REQUIRED"
+  /** A field has the wrong JSON type. */
+  | "TYPE"
+  /** A value is not valid for its field (bad IP, port out of range, unknown protocol …). */
+  | "INVALID_VALUE"
+  /** A value that must be unique is repeated. */
+  | "DUPLICATE"
+  /** A Kubernetes object of a kind this library does not read. */
+  | "UNKNOWN_KIND"
+  /** A value that cannot be written into rule text safely. */
+  | "UNSAFE_TEXT"
+  /** The input file is not JSON or YAML, or is empty. */
+  | "MALFORMED_INPUT"
+  /** iptables text that cannot be parsed. */
+  | "PARSE"
+  /** kube-proxy would skip the object silently (reported as a warning). */
+  | "SKIPPED";
+
+/** One problem with the input, located by a JSON path (`services[2].spec.ports[0].port`) or a line. */
+export interface Problem {
+  /** What kind of problem. */
+  readonly code: ErrorCode;
+  /** JSON path from the input's root, or `""` for the whole input. */
+  readonly path: string;
+  /** A sentence about the value, without the path. */
+  readonly message: string;
+  /** `error` makes the input (or the object) unusable; `warning` reports what kube-proxy skips. */
+  readonly severity: "error" | "warning";
+  /** 1-based line, for text input. */
+  readonly line?: number;
+  /** 1-based column, for text input. */
+  readonly column?: number;
+}
+
+/** Formats a problem as one line: `path: message` (or `line:column: message` for text). */
+export function formatProblem(problem: Problem): string {
+  if (problem.line !== undefined) {
+    return `${problem.line}:${problem.column ?? 1}: ${problem.message}`;
+  }
+  return problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`;
+}
+
+/**
+ * The error every throwing call of this library throws. `problems` holds every problem found,
+ * `code` and `path` repeat the first one.
+ *
+ * @example
+ * try { modelFromKubernetes(input) } catch (e) {
+ *   if (e instanceof KubeIptablesError) console.error(e.problems.map(formatProblem).join("\n"));
+ * }
+ */
+export class KubeIptablesError extends Error {
+  /** The first problem's code. */
+  readonly code: ErrorCode;
+  /** The first problem's path. */
+  readonly path: string;
+  /** Every problem (errors only, unless the caller chose otherwise). */
+  readonly problems: readonly Problem[];
+
+  /** Builds the error from at least one problem. */
+  constructor(problems: readonly Problem[]) {
+    const first = problems[0];
+    super(
+      first === undefined
+        ? "invalid input"
+        : problems.length === 1
+          ? formatProblem(first)
+          : `${formatProblem(first)} (and ${problems.length - 1} more)`,
+    );
+    this.name = "KubeIptablesError";
+    this.code = first?.code ?? "INVALID_VALUE";
+    this.path = first?.path ?? "";
+    this.problems = problems;
+  }
+}
+
+/** Builds an error-severity problem. */
+export function problem(code: ErrorCode, path: string, message: string): Problem {
+  return { code, path, message, severity: "error" };
+}
+
+/** Builds a warning-severity problem. */
+export function warning(code: ErrorCode, path: string, message: string): Problem {
+  return { code, path, message, severity: "warning" };
+}

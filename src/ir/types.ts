@@ -1,0 +1,104 @@
+/**
+ * The rule representation shared by every stage: the generator builds it, the emitters print
+ * it, the parser reads it back, and the diff and the tracer walk it.
+ *
+ * A rule keeps its arguments as the argv that iptables would receive, in the order the author
+ * wrote them (kube-proxy's order for generated rules, the file's order for parsed ones). The
+ * canonical structure that `iptables-save` prints is derived from that argv by one
+ * canonicalizer (`canonicalizeRule` in `./canonical.ts`), so that save text, diff and trace all
+ * see the same normalized rule.
+ *
+ * @module
+ */
+
+/** An IP family; one rule set holds the rules of one family (`iptables` or `ip6tables`). */
+export type IPFamily = "IPv4" | "IPv6";
+
+/** Packet and byte counters, as `[packets:bytes]` in restore and save text. */
+export interface Counters {
+  /** Packet count. */
+  readonly packets: bigint;
+  /** Byte count. */
+  readonly bytes: bigint;
+}
+
+/** A chain declaration line: `:NAME POLICY [packets:bytes]`. */
+export interface ChainDeclaration {
+  /** The chain's name. */
+  readonly name: string;
+  /** `ACCEPT` or `DROP` for a built-in chain; `null` for a user chain (printed as `-`). */
+  readonly policy: string | null;
+  /** The counters printed on the line, when given. */
+  readonly counters?: Counters;
+}
+
+/** A rule command: `-A`, `-I`, `-D` or `-R` with a rule specification. */
+export interface Rule {
+  /** Discriminant. */
+  readonly kind: "rule";
+  /** The command: append, insert, delete (by specification) or replace. */
+  readonly op: "-A" | "-I" | "-D" | "-R";
+  /** The chain the rule belongs to. */
+  readonly chain: string;
+  /** The rule specification as argv, unquoted, `!` as its own element. */
+  readonly args: readonly string[];
+  /** The 1-based position for `-I` and `-R`, when given. */
+  readonly index?: number;
+  /** `[packets:bytes]` given before the command, when given. */
+  readonly counters?: Counters;
+}
+
+/** A chain command that carries no rule: flush, delete, zero or create a chain. */
+export interface ChainCommand {
+  /** Discriminant. */
+  readonly kind: "chain";
+  /** `-F` flush, `-X` delete, `-Z` zero counters, `-N` create. */
+  readonly op: "-F" | "-X" | "-Z" | "-N";
+  /** The chain. */
+  readonly chain: string;
+}
+
+/** One command line of a table block, in the order it is written. */
+export type Entry = Rule | ChainCommand;
+
+/** One `*table` … `COMMIT` block. */
+export interface Table {
+  /** The table name (`filter`, `nat`, `mangle`, `raw`, `security`). */
+  readonly name: string;
+  /** Chain declaration lines, in the order they are written. */
+  readonly chains: readonly ChainDeclaration[];
+  /** Commands, in the order they are written. */
+  readonly entries: readonly Entry[];
+}
+
+/**
+ * A set of rules for one IP family: either a payload (what is handed to `iptables-restore`,
+ * possibly with `-X` and `-D` commands) or a state (what the kernel holds: only `-A` rules,
+ * every chain declared).
+ */
+export interface RuleSet {
+  /** The family: `IPv4` for iptables, `IPv6` for ip6tables. */
+  readonly family: IPFamily;
+  /** The table blocks, in the order they are written. */
+  readonly tables: readonly Table[];
+}
+
+/** The built-in chains of each table, in netfilter hook order (the order iptables-save prints them). */
+export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
+  raw: ["PREROUTING", "OUTPUT"],
+  mangle: ["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"],
+  filter: ["INPUT", "FORWARD", "OUTPUT"],
+  nat: ["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"],
+  security: ["INPUT", "FORWARD", "OUTPUT"],
+};
+
+/** Whether `chain` is a built-in chain of `table`. */
+export function isBuiltinChain(table: string, chain: string): boolean {
+  const list = BUILTIN_CHAINS[table];
+  return list !== undefined && list.includes(chain);
+}
+
+/** Builds an `-A` rule. */
+export function appendRule(chain: string, args: readonly string[]): Rule {
+  return { kind: "rule", op: "-A", chain, args };
+}
