@@ -1,0 +1,120 @@
+/**
+ * Settings derived once per generation from the node's config and the model: the mark, the
+ * local-traffic detector, large-cluster mode, the node-port address rules.
+ *
+ * @module
+ */
+import { cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
+
+/** More endpoints than this in total switch kube-proxy to large-cluster mode. */
+export const LARGE_CLUSTER_ENDPOINTS = 1000;
+
+/** Everything the per-service rule builders need besides the service port itself. */
+export interface GenerationContext {
+  /** The node's settings. */
+  readonly config: ProxyConfig;
+  /** The family. */
+  readonly family: IPFamily;
+  /** `0x` + eight hex digits of `1 << masqueradeBit`. */
+  readonly mark: string;
+  /** Arguments matching pod traffic, or `null` when detection is not implemented. */
+  readonly ifLocal: readonly string[] | null;
+  /** Arguments matching non-pod traffic, or `null`. */
+  readonly ifNotLocal: readonly string[] | null;
+  /** Comments are dropped from SVC/SVL→SEP and SEP rules. */
+  readonly largeClusterMode: boolean;
+  /** Node ports answer on 127.0.0.0/8 (IPv4 only). */
+  readonly localhostNodePorts: boolean;
+  /** `null` = node ports on every local address; otherwise the node addresses they answer on. */
+  readonly nodePortAddresses: readonly string[] | null;
+  /** The node's primary IP of this family, or `null`. */
+  readonly primaryNodeIP: string | null;
+}
+
+/**
+ * `fmt.Sprintf("%#08x", 1 << bit)`: Go pads the digits to eight, then adds `0x`.
+ *
+ * @example
+ * masqueradeMark(14) // "0x00004000"
+ */
+export function masqueradeMark(bit: number): string {
+  return `0x${((1 << bit) >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+function detector(config: ProxyConfig, family: IPFamily): { ifLocal: string[]; ifNotLocal: string[] } | null {
+  const d = config.detectLocal;
+  switch (d.mode) {
+    case "ClusterCIDR":
+    case "NodeCIDR": {
+      for (const text of d.cidrs) {
+        const cidr = parseCidr(text);
+        if (cidr !== null && cidr.family === family) {
+          return { ifLocal: ["-s", cidr.text], ifNotLocal: ["!", "-s", cidr.text] };
+        }
+      }
+      return null;
+    }
+    case "BridgeInterface":
+      return { ifLocal: ["-i", d.interface], ifNotLocal: ["!", "-i", d.interface] };
+    case "InterfaceNamePrefix":
+      return { ifLocal: ["-i", `${d.prefix}+`], ifNotLocal: ["!", "-i", `${d.prefix}+`] };
+    case "None":
+      return null;
+  }
+}
+
+/** Node addresses that node ports answer on, or `null` for all (§10 of the spec). */
+function resolveNodePortAddresses(config: ProxyConfig, family: IPFamily): {
+  addresses: string[] | null;
+  localhost: boolean;
+} {
+  const cidrs = [];
+  const nodeIPs = config.nodeIPs.filter((ip) => familyOf(ip) === family);
+  for (const entry of config.nodePortAddresses) {
+    if (entry === "primary") {
+      const primary = nodeIPs[0];
+      if (primary !== undefined) cidrs.push(parseCidr(`${primary}/${family === "IPv4" ? 32 : 128}`));
+      continue;
+    }
+    const cidr = parseCidr(entry);
+    if (cidr !== null && cidr.family === family) cidrs.push(cidr);
+  }
+  const valid = cidrs.filter((c) => c !== null);
+  const matchAll = valid.length === 0 || valid.some((c) => c.prefix === 0);
+  const loopback = family === "IPv4" ? "127.0.0.1" : "::1";
+  const localhost =
+    config.localhostNodePorts &&
+    family === "IPv4" &&
+    (matchAll || valid.some((c) => c.family === "IPv4" && cidrContains(c, "127.0.0.1")));
+  if (matchAll) return { addresses: null, localhost };
+  const candidates = [...nodeIPs, loopback];
+  const addresses = new Set<string>();
+  for (const ip of candidates) {
+    const isLoopback = family === "IPv4" ? ip.startsWith("127.") : ip === "::1";
+    if (isLoopback && (family === "IPv6" || !localhost)) continue;
+    if (valid.some((c) => cidrContains(c, ip))) addresses.add(ip);
+  }
+  return { addresses: [...addresses].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), localhost };
+}
+
+/** Derives the generation context of a model. */
+export function createContext(model: ClusterModel): GenerationContext {
+  const config = model.config;
+  const family = config.ipFamily;
+  let totalEndpoints = 0;
+  for (const port of model.servicePorts) totalEndpoints += port.endpoints.length;
+  const detect = detector(config, family);
+  const nodePorts = resolveNodePortAddresses(config, family);
+  return {
+    config,
+    family,
+    mark: masqueradeMark(config.masqueradeBit),
+    ifLocal: detect?.ifLocal ?? null,
+    ifNotLocal: detect?.ifNotLocal ?? null,
+    largeClusterMode: totalEndpoints > LARGE_CLUSTER_ENDPOINTS,
+    localhostNodePorts: nodePorts.localhost,
+    nodePortAddresses: nodePorts.addresses,
+    primaryNodeIP: config.nodeIPs.find((ip) => familyOf(ip) === family) ?? null,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Model → RuleSet: the payload kube-proxy hands to `iptables-restore --noflush` on a full sync
+ * (§3 of the spec), and the state the kernel then holds.
+ *
+ * @module
+ */
+import { BUILTIN_CHAINS, type ChainDeclaration, type Entry, type Rule, type RuleSet, type Table } from "../ir/types.js";
+import type { ClusterModel, ServicePort } from "../model/types.js";
+import { servicePortName } from "../naming/chain-names.js";
+import {
+  BUILTIN_JUMPS,
+  filterChains,
+  filterHeadRules,
+  forwardRules,
+  JUMP_TARGET_CHAINS,
+  NAT_FIXED_CHAINS,
+  natHeadRules,
+  nodePortsTailRules,
+} from "./base-chains.js";
+import { createContext, type GenerationContext } from "./context.js";
+import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
+
+/** Options of {@link generateRules}. */
+export interface GenerateOptions {
+  /**
+   * The chains the kernel's nat table holds now (from `iptables-save -t nat`); per-service chains
+   * among them that no current service port uses are declared and deleted (`-X`).
+   */
+  readonly existingChains?: readonly string[];
+}
+
+const SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
+
+/** Whether a chain name is one of kube-proxy's per-service chains. */
+export function isServiceChain(name: string): boolean {
+  return SERVICE_CHAIN_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+/**
+ * The order kube-proxy's (sorted) walk visits service ports in: `ns/name:port` as bytes, then
+ * the protocol.
+ */
+export function compareServicePorts(a: ServicePort, b: ServicePort): number {
+  const an = servicePortName(a.namespace, a.name, a.portName);
+  const bn = servicePortName(b.namespace, b.name, b.portName);
+  if (an !== bn) return an < bn ? -1 : 1;
+  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
+}
+
+/** Sorts service ports into generation order (a copy). */
+export function sortServicePorts(ports: readonly ServicePort[]): ServicePort[] {
+  return [...ports].sort(compareServicePorts);
+}
+
+const userChain = (name: string): ChainDeclaration => ({ name, policy: null });
+
+/**
+ * Assembles the payload from per-service-port blocks already in generation order. Exposed so
+ * that the incremental engine can reuse memoized blocks.
+ */
+export function assemblePayload(
+  ctx: GenerationContext,
+  blocks: readonly ServicePortRules[],
+  existingChains: readonly string[] = [],
+): RuleSet {
+  const filterEntries: Entry[] = [...filterHeadRules(ctx)];
+  const natEntries: Entry[] = [...natHeadRules(ctx)];
+  const natDecls: ChainDeclaration[] = NAT_FIXED_CHAINS.map(userChain);
+  const active = new Set<string>();
+  for (const block of blocks) {
+    for (const rule of block.filter) filterEntries.push(rule);
+    for (const rule of block.natShared) natEntries.push(rule);
+    for (const rule of block.natChainRules) natEntries.push(rule);
+    for (const chain of block.natChains) {
+      natDecls.push(userChain(chain));
+      active.add(chain);
+    }
+  }
+  for (const rule of forwardRules(ctx)) filterEntries.push(rule);
+  const stale = existingChains.filter((c) => isServiceChain(c) && !active.has(c)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const chain of stale) {
+    natDecls.push(userChain(chain));
+    natEntries.push({ kind: "chain", op: "-X", chain });
+  }
+  for (const rule of nodePortsTailRules(ctx)) natEntries.push(rule);
+  return {
+    family: ctx.family,
+    tables: [
+      { name: "filter", chains: filterChains(ctx).map(userChain), entries: filterEntries },
+      { name: "nat", chains: natDecls, entries: natEntries },
+    ],
+  };
+}
+
+/**
+ * The payload kube-proxy writes on a full sync of this model: its filter and nat chains, in its
+ * order, as `formatRestore` prints them.
+ *
+ * @example
+ * formatRestore(generateRules(model)).startsWith("*filter\n:KUBE-SERVICES - [0:0]\n") // true
+ */
+export function generateRules(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
+  const ctx = createContext(model);
+  const blocks = sortServicePorts(model.servicePorts).map((port) => buildServicePortRules(port, ctx));
+  return assemblePayload(ctx, blocks, options.existingChains);
+}
+
+/**
+ * The kernel state after kube-proxy's first full sync on an empty kernel: built-in chains, the
+ * jumps into kube-proxy's chains, and the payload. This is what `formatSave` prints as
+ * `iptables-save` would.
+ *
+ * @example
+ * formatSave(generateState(model)).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
+ */
+export function generateState(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
+  return stateAfterFullSync(generateRules(model, options));
+}
+
+/** The state an empty kernel holds after the jumps are ensured and `payload` is restored. */
+export function stateAfterFullSync(payload: RuleSet): RuleSet {
+  const tables: Table[] = [];
+  for (const name of ["filter", "nat"] as const) {
+    const table = payload.tables.find((t) => t.name === name);
+    const deleted = new Set<string>();
+    for (const entry of table?.entries ?? []) if (entry.kind === "chain" && entry.op === "-X") deleted.add(entry.chain);
+    const chains: ChainDeclaration[] = (BUILTIN_CHAINS[name] ?? []).map((c) => ({
+      name: c,
+      policy: "ACCEPT",
+      counters: { packets: 0n, bytes: 0n },
+    }));
+    const seen = new Set<string>();
+    for (const c of [...JUMP_TARGET_CHAINS[name], ...(table?.chains ?? []).map((d) => d.name)]) {
+      if (seen.has(c) || deleted.has(c)) continue;
+      seen.add(c);
+      chains.push(userChain(c));
+    }
+    const entries: Rule[] = [];
+    for (let i = BUILTIN_JUMPS.length - 1; i >= 0; i--) {
+      const jump = BUILTIN_JUMPS[i];
+      if (jump !== undefined && jump.table === name) entries.push(jump.rule);
+    }
+    for (const entry of table?.entries ?? []) if (entry.kind === "rule" && entry.op === "-A") entries.push(entry);
+    tables.push({ name, chains, entries });
+  }
+  return { family: payload.family, tables };
+}

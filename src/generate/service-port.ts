@@ -1,0 +1,364 @@
+/**
+ * The rules of one service port (§5 of the spec): its jumps from the shared chains, its filter
+ * REJECT/DROP rules, and its own chains (EXT, FW, SVC, SVL, SEP). The result depends only on the
+ * service port and the generation context, so it can be memoized per service port.
+ *
+ * @module
+ */
+import { appendRule, type Rule } from "../ir/types.js";
+import { cidrContains, parseCidr } from "../model/ip.js";
+import type { Endpoint, ServicePort } from "../model/types.js";
+import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
+import { probability } from "../naming/probability.js";
+import type { GenerationContext } from "./context.js";
+import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
+
+/** Everything one service port contributes to the payload. */
+export interface ServicePortRules {
+  /** Filter rules, in emission order. */
+  readonly filter: readonly Rule[];
+  /** nat `KUBE-SERVICES` and `KUBE-NODEPORTS` rules, in emission order. */
+  readonly natShared: readonly Rule[];
+  /** The per-service nat chains, in declaration order. */
+  readonly natChains: readonly string[];
+  /** The rules of those chains, in emission order. */
+  readonly natChainRules: readonly Rule[];
+}
+
+/**
+ * Builds the rules of one service port.
+ *
+ * @example
+ * buildServicePortRules(port, createContext(model)).natShared[0].chain // "KUBE-SERVICES"
+ */
+export function buildServicePortRules(port: ServicePort, ctx: GenerationContext): ServicePortRules {
+  const spn = servicePortName(port.namespace, port.name, port.portName);
+  const proto = port.protocol;
+  const dport = String(port.port);
+  const chains = servicePortChains(spn, proto);
+  const { cluster, local, reachable, hasEndpoints } = categorizeEndpoints(port, ctx.config.nodeLabels);
+
+  const usesClusterPolicyChain = cluster.length > 0 && (!port.internalPolicyLocal || externallyAccessible(port));
+  const usesLocalPolicyChain =
+    local.length > 0 && (port.internalPolicyLocal || (port.externalPolicyLocal && externallyAccessible(port)));
+  const internalPolicyChain = port.internalPolicyLocal ? chains.svl : chains.svc;
+  const externalPolicyChain = port.externalPolicyLocal ? chains.svl : chains.svc;
+  const hasInternalEndpoints = hasEndpoints && !(port.internalPolicyLocal && local.length === 0);
+  const hasExternalEndpoints = hasEndpoints && !(port.externalPolicyLocal && local.length === 0);
+  const usesExternalChain = hasEndpoints && externallyAccessible(port);
+  const usesFWChain = hasEndpoints && port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0;
+  const loadBalancerChain = usesFWChain ? chains.fw : chains.ext;
+
+  const noEndpointsComment = `${spn} has no endpoints`;
+  const noLocalComment = `${spn} has no local endpoints`;
+  const internalReject = !hasEndpoints ? "REJECT" : "DROP";
+  const internalRejectComment = !hasEndpoints ? noEndpointsComment : noLocalComment;
+  const externalReject = internalReject;
+  const externalRejectComment = internalRejectComment;
+
+  const filter: Rule[] = [];
+  const natShared: Rule[] = [];
+  const natChains: string[] = [];
+  const natChainRules: Rule[] = [];
+  const comment = (text: string): string[] => ["-m", "comment", "--comment", text];
+  const toDest = (ip: string): string[] => ["-m", proto, "-p", proto, "-d", ip, "--dport", dport];
+
+  // Cluster IP.
+  const clusterIPMatch = toDest(port.clusterIP);
+  if (hasInternalEndpoints) {
+    natShared.push(
+      appendRule("KUBE-SERVICES", [...comment(`${spn} cluster IP`), ...clusterIPMatch, "-j", internalPolicyChain]),
+    );
+  } else {
+    filter.push(
+      appendRule("KUBE-SERVICES", [...comment(internalRejectComment), ...clusterIPMatch, "-j", internalReject]),
+    );
+  }
+
+  // External IPs.
+  for (const ip of port.externalIPs) {
+    if (hasEndpoints) {
+      natShared.push(appendRule("KUBE-SERVICES", [...comment(`${spn} external IP`), ...toDest(ip), "-j", chains.ext]));
+    }
+    if (!hasExternalEndpoints) {
+      filter.push(
+        appendRule("KUBE-EXTERNAL-SERVICES", [...comment(externalRejectComment), ...toDest(ip), "-j", externalReject]),
+      );
+    }
+  }
+
+  // Load-balancer IPs.
+  for (const ip of port.loadBalancerVIPs) {
+    if (hasEndpoints) {
+      natShared.push(
+        appendRule("KUBE-SERVICES", [...comment(`${spn} loadbalancer IP`), ...toDest(ip), "-j", loadBalancerChain]),
+      );
+    }
+    if (usesFWChain) {
+      filter.push(
+        appendRule("KUBE-PROXY-FIREWALL", [
+          ...comment(`${spn} traffic not accepted by ${chains.fw}`),
+          ...toDest(ip),
+          "-j",
+          "DROP",
+        ]),
+      );
+    }
+  }
+  if (!hasExternalEndpoints) {
+    for (const ip of port.loadBalancerVIPs) {
+      filter.push(
+        appendRule("KUBE-EXTERNAL-SERVICES", [...comment(externalRejectComment), ...toDest(ip), "-j", externalReject]),
+      );
+    }
+  }
+
+  // Node port.
+  if (port.nodePort !== 0) {
+    const np = String(port.nodePort);
+    if (hasEndpoints) {
+      if (ctx.config.profile === "v1.32" || ctx.config.profile === "latest") {
+        if (ctx.localhostNodePorts) {
+          natShared.push(
+            appendRule("KUBE-NODEPORTS", [
+              ...comment(spn),
+              "-m",
+              proto,
+              "-p",
+              proto,
+              "-d",
+              "127.0.0.0/8",
+              "--dport",
+              np,
+              "-m",
+              "nfacct",
+              "--nfacct-name",
+              "localhost_nps_accepted_pkts",
+              "-j",
+              chains.ext,
+            ]),
+          );
+        }
+      }
+      natShared.push(
+        appendRule("KUBE-NODEPORTS", [...comment(spn), "-m", proto, "-p", proto, "--dport", np, "-j", chains.ext]),
+      );
+    }
+    if (!hasExternalEndpoints) {
+      filter.push(
+        appendRule("KUBE-EXTERNAL-SERVICES", [
+          ...comment(externalRejectComment),
+          "-m",
+          "addrtype",
+          "--dst-type",
+          "LOCAL",
+          "-m",
+          proto,
+          "-p",
+          proto,
+          "--dport",
+          np,
+          "-j",
+          externalReject,
+        ]),
+      );
+    }
+  }
+
+  // Health check node port.
+  if (port.healthCheckNodePort !== 0) {
+    filter.push(
+      appendRule("KUBE-NODEPORTS", [
+        ...comment(`${spn} health check node port`),
+        "-m",
+        "tcp",
+        "-p",
+        "tcp",
+        "--dport",
+        String(port.healthCheckNodePort),
+        "-j",
+        "ACCEPT",
+      ]),
+    );
+  }
+
+  if (!hasEndpoints) return { filter, natShared, natChains, natChainRules };
+
+  // Declarations: EXT, FW, SVC, SVL, then one SEP per reachable endpoint.
+  if (usesExternalChain) natChains.push(chains.ext);
+  if (usesFWChain) natChains.push(chains.fw);
+  if (usesClusterPolicyChain) natChains.push(chains.svc);
+  if (usesLocalPolicyChain) natChains.push(chains.svl);
+  const sepChains = reachable.map((ep) => endpointChain(spn, proto, ep.endpoint));
+  for (const sep of sepChains) natChains.push(sep);
+
+  // Masquerade rule for off-cluster traffic to the cluster IP, first in the internal chain.
+  if (hasInternalEndpoints) {
+    if (ctx.config.masqueradeAll) {
+      natChainRules.push(
+        appendRule(internalPolicyChain, [...comment(`${spn} cluster IP`), ...clusterIPMatch, "-j", "KUBE-MARK-MASQ"]),
+      );
+    } else if (ctx.ifNotLocal !== null) {
+      natChainRules.push(
+        appendRule(internalPolicyChain, [
+          ...comment(`${spn} cluster IP`),
+          ...clusterIPMatch,
+          ...ctx.ifNotLocal,
+          "-j",
+          "KUBE-MARK-MASQ",
+        ]),
+      );
+    }
+  }
+
+  // External traffic chain.
+  if (usesExternalChain) {
+    const ext = chains.ext;
+    if (!port.externalPolicyLocal) {
+      natChainRules.push(
+        appendRule(ext, [...comment(`masquerade traffic for ${spn} external destinations`), "-j", "KUBE-MARK-MASQ"]),
+      );
+    } else {
+      if (ctx.ifLocal !== null) {
+        natChainRules.push(
+          appendRule(ext, [
+            ...comment(`pod traffic for ${spn} external destinations`),
+            ...ctx.ifLocal,
+            "-j",
+            chains.svc,
+          ]),
+        );
+      }
+      natChainRules.push(
+        appendRule(ext, [
+          ...comment(`masquerade LOCAL traffic for ${spn} external destinations`),
+          "-m",
+          "addrtype",
+          "--src-type",
+          "LOCAL",
+          "-j",
+          "KUBE-MARK-MASQ",
+        ]),
+        appendRule(ext, [
+          ...comment(`route LOCAL traffic for ${spn} external destinations`),
+          "-m",
+          "addrtype",
+          "--src-type",
+          "LOCAL",
+          "-j",
+          chains.svc,
+        ]),
+      );
+    }
+    if (hasExternalEndpoints) natChainRules.push(appendRule(ext, ["-j", externalPolicyChain]));
+  }
+
+  // Load-balancer source ranges.
+  if (usesFWChain) {
+    const fw = chains.fw;
+    let allowNode = false;
+    for (const range of port.loadBalancerSourceRanges) {
+      natChainRules.push(appendRule(fw, [...comment(`${spn} loadbalancer IP`), "-s", range, "-j", chains.ext]));
+      if (ctx.primaryNodeIP !== null && rangeContains(range, ctx.primaryNodeIP)) allowNode = true;
+    }
+    if (allowNode) {
+      for (const ip of port.loadBalancerVIPs) {
+        natChainRules.push(appendRule(fw, [...comment(`${spn} loadbalancer IP`), "-s", ip, "-j", chains.ext]));
+      }
+    }
+    natChainRules.push(appendRule(fw, comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)));
+  }
+
+  // Load balancing to the endpoints.
+  const sepOf = new Map<Endpoint, string>();
+  reachable.forEach((ep, i) => sepOf.set(ep, sepChains[i] as string));
+  const sepFor = (ep: Endpoint): string => sepOf.get(ep) ?? endpointChain(spn, proto, ep.endpoint);
+  if (usesClusterPolicyChain) writeLoadBalancing(natChainRules, chains.svc, cluster, spn, port, ctx, sepFor);
+  if (usesLocalPolicyChain) writeLoadBalancing(natChainRules, chains.svl, local, spn, port, ctx, sepFor);
+
+  // Endpoint chains.
+  reachable.forEach((ep, i) => {
+    const sep = sepChains[i] as string;
+    const epComment = ctx.largeClusterMode ? [] : comment(spn);
+    natChainRules.push(appendRule(sep, [...epComment, "-s", ep.ip, "-j", "KUBE-MARK-MASQ"]));
+    const affinity = port.stickyMaxAgeSeconds > 0 ? ["-m", "recent", "--name", sep, "--set"] : [];
+    natChainRules.push(
+      appendRule(sep, [
+        ...epComment,
+        ...affinity,
+        "-m",
+        proto,
+        "-p",
+        proto,
+        "-j",
+        "DNAT",
+        "--to-destination",
+        ep.endpoint,
+      ]),
+    );
+  });
+
+  return { filter, natShared, natChains, natChainRules };
+}
+
+function writeLoadBalancing(
+  out: Rule[],
+  chain: string,
+  endpoints: readonly Endpoint[],
+  spn: string,
+  port: ServicePort,
+  ctx: GenerationContext,
+  sepFor: (ep: Endpoint) => string,
+): void {
+  const withComment = (ep: Endpoint): string[] =>
+    ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`];
+  if (port.stickyMaxAgeSeconds > 0) {
+    const seconds = String(port.stickyMaxAgeSeconds);
+    for (const ep of endpoints) {
+      const sep = sepFor(ep);
+      out.push(
+        appendRule(chain, [
+          ...withComment(ep),
+          "-m",
+          "recent",
+          "--name",
+          sep,
+          "--rcheck",
+          "--seconds",
+          seconds,
+          "--reap",
+          "-j",
+          sep,
+        ]),
+      );
+    }
+  }
+  const n = endpoints.length;
+  for (let i = 0; i < n; i++) {
+    const ep = endpoints[i] as Endpoint;
+    const sep = sepFor(ep);
+    if (i < n - 1) {
+      out.push(
+        appendRule(chain, [
+          ...withComment(ep),
+          "-m",
+          "statistic",
+          "--mode",
+          "random",
+          "--probability",
+          probability(n - i),
+          "-j",
+          sep,
+        ]),
+      );
+    } else {
+      out.push(appendRule(chain, [...withComment(ep), "-j", sep]));
+    }
+  }
+}
+
+/** Whether a source range (a canonical CIDR) contains an address. */
+function rangeContains(range: string, ip: string): boolean {
+  const cidr = parseCidr(range);
+  return cidr !== null && cidrContains(cidr, ip);
+}

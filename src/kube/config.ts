@@ -1,0 +1,54 @@
+/**
+ * Node settings: defaults for every field of a cluster file's `config`.
+ *
+ * @module
+ */
+import type { ProxyConfig } from "../model/types.js";
+import type { ProxyConfigInput } from "./types.js";
+
+/** The settings used for every field a cluster file leaves out. */
+export const DEFAULT_CONFIG: ProxyConfig = {
+  ipFamily: "IPv4",
+  hostname: "",
+  nodeIPs: [],
+  nodeLabels: {},
+  detectLocal: { mode: "None" },
+  masqueradeAll: false,
+  masqueradeBit: 14,
+  nodePortAddresses: [],
+  localhostNodePorts: true,
+  hasRandomFully: false,
+  conntrackTCPBeLiberal: false,
+  profile: "v1.30",
+};
+
+/**
+ * Fills in the defaults of a cluster file's `config` (which the validator has checked).
+ *
+ * @example
+ * resolveConfig({ hostname: "k8s1" }).masqueradeBit // 14
+ */
+export function resolveConfig(input: ProxyConfigInput | undefined, overrides?: Partial<ProxyConfig>): ProxyConfig {
+  const c = input ?? {};
+  const detectLocal: ProxyConfig["detectLocal"] =
+    c.detectLocal === undefined
+      ? DEFAULT_CONFIG.detectLocal
+      : c.detectLocal.mode === "ClusterCIDR" || c.detectLocal.mode === "NodeCIDR"
+        ? { mode: c.detectLocal.mode, cidrs: c.detectLocal.cidrs ?? [] }
+        : c.detectLocal;
+  return {
+    ipFamily: c.ipFamily ?? DEFAULT_CONFIG.ipFamily,
+    hostname: c.hostname ?? DEFAULT_CONFIG.hostname,
+    nodeIPs: c.nodeIPs ?? DEFAULT_CONFIG.nodeIPs,
+    nodeLabels: c.nodeLabels ?? DEFAULT_CONFIG.nodeLabels,
+    detectLocal,
+    masqueradeAll: c.masqueradeAll ?? DEFAULT_CONFIG.masqueradeAll,
+    masqueradeBit: c.masqueradeBit ?? DEFAULT_CONFIG.masqueradeBit,
+    nodePortAddresses: c.nodePortAddresses ?? DEFAULT_CONFIG.nodePortAddresses,
+    localhostNodePorts: c.localhostNodePorts ?? DEFAULT_CONFIG.localhostNodePorts,
+    hasRandomFully: c.hasRandomFully ?? DEFAULT_CONFIG.hasRandomFully,
+    conntrackTCPBeLiberal: c.conntrackTCPBeLiberal ?? DEFAULT_CONFIG.conntrackTCPBeLiberal,
+    profile: c.profile ?? DEFAULT_CONFIG.profile,
+    ...overrides,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Kubernetes objects → the cluster model of one family.
+ *
+ * @module
+ */
+import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
+import { resolveConfig } from "./config.js";
+import { endpointsByPort, portKey, sliceServiceKey } from "./endpoints.js";
+import { servicePortsOf } from "./service-ports.js";
+import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+
+/**
+ * Builds the model one family's proxier works from, trusting the input to be valid (see
+ * `modelFromKubernetes` for the checked variant).
+ */
+export function buildModel(
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: ProxyConfig,
+): ClusterModel {
+  const family: IPFamily = config.ipFamily;
+  const slicesByService = new Map<string, EndpointSlice[]>();
+  for (const slice of endpointSlices) {
+    const key = sliceServiceKey(slice);
+    if (key === null) continue;
+    const list = slicesByService.get(key);
+    if (list === undefined) slicesByService.set(key, [slice]);
+    else list.push(slice);
+  }
+  const servicePorts: ServicePort[] = [];
+  for (const service of services) {
+    const ports = servicePortsOf(service, family);
+    if (ports.length === 0) continue;
+    const key = `${service.metadata.namespace ?? ""}/${service.metadata.name ?? ""}`;
+    const endpoints = endpointsByPort(slicesByService.get(key) ?? [], family, config.hostname);
+    for (const port of ports) {
+      const list = endpoints.get(portKey(port.portName, port.protocol));
+      servicePorts.push(list === undefined ? port : { ...port, endpoints: list });
+    }
+  }
+  return { config, servicePorts };
+}
+
+/** Options of {@link modelFromInput}. */
+export interface ModelOptions {
+  /** The family to build, overriding `config.ipFamily`. */
+  readonly family?: IPFamily;
+  /** Settings that override the cluster file's `config`. */
+  readonly config?: Partial<ProxyConfig>;
+}
+
+/** Builds the model from a (valid) cluster file. */
+export function modelFromInput(input: ClusterInput, options: ModelOptions = {}): ClusterModel {
+  const overrides: Partial<ProxyConfig> = { ...options.config };
+  if (options.family !== undefined) (overrides as { ipFamily?: IPFamily }).ipFamily = options.family;
+  const config = resolveConfig(input.config, overrides);
+  return buildModel(input.services ?? [], input.endpointSlices ?? [], config);
+}
