@@ -32,13 +32,37 @@ function declarationLine(decl: ChainDeclaration): string {
   return `:${decl.name} ${decl.policy ?? "-"} ${counters}`;
 }
 
+/**
+ * Whether an argv joined with single spaces can be read back unchanged: no argument is empty or
+ * holds a blank, quote or backslash. Checked on the joined text in one pass, which is much
+ * cheaper than a check per argument on the generation hot path.
+ */
+function joinsCleanly(joined: string, argCount: number): boolean {
+  let spaces = 0;
+  let previous = 32;
+  for (let i = 0; i < joined.length; i++) {
+    const c = joined.charCodeAt(i);
+    if (c === 32) {
+      if (previous === 32) return false; // an empty argument
+      spaces++;
+    } else if ((c >= 9 && c <= 13) || c === 34 || c === 92) {
+      return false;
+    }
+    previous = c;
+  }
+  return spaces === argCount - 1 && (argCount === 0 || previous !== 32);
+}
+
 /** One command line of a table block, without the newline. */
 export function formatEntry(entry: Entry): string {
   if (entry.kind === "chain") return `${entry.op} ${entry.chain}`;
-  let line = entry.counters === undefined ? "" : `[${entry.counters.packets}:${entry.counters.bytes}] `;
-  line += `${entry.op} ${entry.chain}`;
-  if (entry.index !== undefined) line += ` ${entry.index}`;
+  let head = entry.counters === undefined ? "" : `[${entry.counters.packets}:${entry.counters.bytes}] `;
+  head += entry.index === undefined ? `${entry.op} ${entry.chain}` : `${entry.op} ${entry.chain} ${entry.index}`;
   const args = entry.args;
+  if (args.length === 0) return head;
+  const joined = args.join(" ");
+  if (joinsCleanly(joined, args.length)) return `${head} ${joined}`;
+  let line = head;
   for (let i = 0; i < args.length; i++) line += ` ${quoteArgument(args[i] as string)}`;
   return line;
 }

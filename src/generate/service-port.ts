@@ -61,55 +61,35 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   const natChains: string[] = [];
   const natChainRules: Rule[] = [];
   const comment = (text: string): string[] => ["-m", "comment", "--comment", text];
-  const toDest = (ip: string): string[] => ["-m", proto, "-p", proto, "-d", ip, "--dport", dport];
+  // A rule matching traffic to ip:port of this service port, as kube-proxy orders the arguments.
+  const toDestination = (chain: string, text: string, ip: string, target: string): Rule =>
+    appendRule(chain, ["-m", "comment", "--comment", text, "-m", proto, "-p", proto, "-d", ip, "--dport", dport, "-j", target]);
 
   // Cluster IP.
-  const clusterIPMatch = toDest(port.clusterIP);
   if (hasInternalEndpoints) {
-    natShared.push(
-      appendRule("KUBE-SERVICES", [...comment(`${spn} cluster IP`), ...clusterIPMatch, "-j", internalPolicyChain]),
-    );
+    natShared.push(toDestination("KUBE-SERVICES", `${spn} cluster IP`, port.clusterIP, internalPolicyChain));
   } else {
-    filter.push(
-      appendRule("KUBE-SERVICES", [...comment(internalRejectComment), ...clusterIPMatch, "-j", internalReject]),
-    );
+    filter.push(toDestination("KUBE-SERVICES", internalRejectComment, port.clusterIP, internalReject));
   }
 
   // External IPs.
   for (const ip of port.externalIPs) {
-    if (hasEndpoints) {
-      natShared.push(appendRule("KUBE-SERVICES", [...comment(`${spn} external IP`), ...toDest(ip), "-j", chains.ext]));
-    }
+    if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", `${spn} external IP`, ip, chains.ext));
     if (!hasExternalEndpoints) {
-      filter.push(
-        appendRule("KUBE-EXTERNAL-SERVICES", [...comment(externalRejectComment), ...toDest(ip), "-j", externalReject]),
-      );
+      filter.push(toDestination("KUBE-EXTERNAL-SERVICES", externalRejectComment, ip, externalReject));
     }
   }
 
   // Load-balancer IPs.
   for (const ip of port.loadBalancerVIPs) {
-    if (hasEndpoints) {
-      natShared.push(
-        appendRule("KUBE-SERVICES", [...comment(`${spn} loadbalancer IP`), ...toDest(ip), "-j", loadBalancerChain]),
-      );
-    }
+    if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", `${spn} loadbalancer IP`, ip, loadBalancerChain));
     if (usesFWChain) {
-      filter.push(
-        appendRule("KUBE-PROXY-FIREWALL", [
-          ...comment(`${spn} traffic not accepted by ${chains.fw}`),
-          ...toDest(ip),
-          "-j",
-          "DROP",
-        ]),
-      );
+      filter.push(toDestination("KUBE-PROXY-FIREWALL", `${spn} traffic not accepted by ${chains.fw}`, ip, "DROP"));
     }
   }
   if (!hasExternalEndpoints) {
     for (const ip of port.loadBalancerVIPs) {
-      filter.push(
-        appendRule("KUBE-EXTERNAL-SERVICES", [...comment(externalRejectComment), ...toDest(ip), "-j", externalReject]),
-      );
+      filter.push(toDestination("KUBE-EXTERNAL-SERVICES", externalRejectComment, ip, externalReject));
     }
   }
 
@@ -195,19 +175,11 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   // Masquerade rule for off-cluster traffic to the cluster IP, first in the internal chain.
   if (hasInternalEndpoints) {
     if (ctx.config.masqueradeAll) {
-      natChainRules.push(
-        appendRule(internalPolicyChain, [...comment(`${spn} cluster IP`), ...clusterIPMatch, "-j", "KUBE-MARK-MASQ"]),
-      );
+      natChainRules.push(toDestination(internalPolicyChain, `${spn} cluster IP`, port.clusterIP, "KUBE-MARK-MASQ"));
     } else if (ctx.ifNotLocal !== null) {
-      natChainRules.push(
-        appendRule(internalPolicyChain, [
-          ...comment(`${spn} cluster IP`),
-          ...clusterIPMatch,
-          ...ctx.ifNotLocal,
-          "-j",
-          "KUBE-MARK-MASQ",
-        ]),
-      );
+      const args = ["-m", "comment", "--comment", `${spn} cluster IP`, "-m", proto, "-p", proto, "-d", port.clusterIP];
+      args.push("--dport", dport, ...ctx.ifNotLocal, "-j", "KUBE-MARK-MASQ");
+      natChainRules.push(appendRule(internalPolicyChain, args));
     }
   }
 
@@ -270,33 +242,31 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   }
 
   // Load balancing to the endpoints.
-  const sepOf = new Map<Endpoint, string>();
-  reachable.forEach((ep, i) => sepOf.set(ep, sepChains[i] as string));
-  const sepFor = (ep: Endpoint): string => sepOf.get(ep) ?? endpointChain(spn, proto, ep.endpoint);
+  // Chain names are memoized, so looking one up again costs a Map hit.
+  const sepFor = (ep: Endpoint): string => endpointChain(spn, proto, ep.endpoint);
   if (usesClusterPolicyChain) writeLoadBalancing(natChainRules, chains.svc, cluster, spn, port, ctx, sepFor);
   if (usesLocalPolicyChain) writeLoadBalancing(natChainRules, chains.svl, local, spn, port, ctx, sepFor);
 
   // Endpoint chains.
-  reachable.forEach((ep, i) => {
+  const sticky = port.stickyMaxAgeSeconds > 0;
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i] as Endpoint;
     const sep = sepChains[i] as string;
-    const epComment = ctx.largeClusterMode ? [] : comment(spn);
-    natChainRules.push(appendRule(sep, [...epComment, "-s", ep.ip, "-j", "KUBE-MARK-MASQ"]));
-    const affinity = port.stickyMaxAgeSeconds > 0 ? ["-m", "recent", "--name", sep, "--set"] : [];
-    natChainRules.push(
-      appendRule(sep, [
-        ...epComment,
-        ...affinity,
-        "-m",
-        proto,
-        "-p",
-        proto,
-        "-j",
-        "DNAT",
-        "--to-destination",
-        ep.endpoint,
-      ]),
-    );
-  });
+    let masq: string[];
+    let dnat: string[];
+    if (ctx.largeClusterMode) {
+      masq = ["-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
+      dnat = sticky
+        ? ["-m", "recent", "--name", sep, "--set", "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint]
+        : ["-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint];
+    } else {
+      masq = ["-m", "comment", "--comment", spn, "-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
+      dnat = sticky
+        ? ["-m", "comment", "--comment", spn, "-m", "recent", "--name", sep, "--set", "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint]
+        : ["-m", "comment", "--comment", spn, "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint];
+    }
+    natChainRules.push(appendRule(sep, masq), appendRule(sep, dnat));
+  }
 
   return { filter, natShared, natChains, natChainRules };
 }
@@ -310,50 +280,30 @@ function writeLoadBalancing(
   ctx: GenerationContext,
   sepFor: (ep: Endpoint) => string,
 ): void {
-  const withComment = (ep: Endpoint): string[] =>
-    ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`];
+  const withComments = !ctx.largeClusterMode;
   if (port.stickyMaxAgeSeconds > 0) {
     const seconds = String(port.stickyMaxAgeSeconds);
     for (const ep of endpoints) {
       const sep = sepFor(ep);
-      out.push(
-        appendRule(chain, [
-          ...withComment(ep),
-          "-m",
-          "recent",
-          "--name",
-          sep,
-          "--rcheck",
-          "--seconds",
-          seconds,
-          "--reap",
-          "-j",
-          sep,
-        ]),
-      );
+      const args = withComments ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`] : [];
+      args.push("-m", "recent", "--name", sep, "--rcheck", "--seconds", seconds, "--reap", "-j", sep);
+      out.push(appendRule(chain, args));
     }
   }
   const n = endpoints.length;
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as Endpoint;
     const sep = sepFor(ep);
+    let args: string[];
     if (i < n - 1) {
-      out.push(
-        appendRule(chain, [
-          ...withComment(ep),
-          "-m",
-          "statistic",
-          "--mode",
-          "random",
-          "--probability",
-          probability(n - i),
-          "-j",
-          sep,
-        ]),
-      );
+      const p = probability(n - i);
+      args = withComments
+        ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-m", "statistic", "--mode", "random", "--probability", p, "-j", sep]
+        : ["-m", "statistic", "--mode", "random", "--probability", p, "-j", sep];
     } else {
-      out.push(appendRule(chain, [...withComment(ep), "-j", sep]));
+      args = withComments ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-j", sep] : ["-j", sep];
     }
+    out.push(appendRule(chain, args));
   }
 }
 

@@ -1,0 +1,68 @@
+// `kube-iptables generate`: cluster file or Kubernetes objects → rules text.
+import { parseArgs } from "node:util";
+import { formatProblem } from "../errors.js";
+import { formatJson } from "../format/json.js";
+import { formatRestore } from "../format/restore.js";
+import { formatSave } from "../format/save.js";
+import { generateRules, generateState } from "../generate/rules.js";
+import { prepareCluster } from "../kube/from-kubernetes.js";
+import { readClusterText } from "../kube/read-input.js";
+import { readInput, writeErr, writeOut } from "./io.js";
+import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
+import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
+
+const FORMATS = new Set(["save", "restore", "json"]);
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { ...NODE_OPTIONS, format: { type: "string" }, strict: { type: "boolean" } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Runs `generate` and returns the exit code. */
+export function runGenerate(argv: readonly string[]): number {
+  const { values, positionals } = parse(argv);
+  if (positionals.length !== 1) throw new UsageError("generate takes one FILE (or - for stdin)");
+  const format = values.format ?? "save";
+  if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
+  const text = (() => {
+    try {
+      return readInput(positionals[0] as string);
+    } catch (e) {
+      writeErr((e as Error).message);
+      return null;
+    }
+  })();
+  if (text === null) return EXIT_INPUT;
+  const read = readClusterText(text);
+  if (read.input === null || read.problems.length > 0) {
+    for (const p of read.problems) writeErr(formatProblem(p));
+    return EXIT_INPUT;
+  }
+  const config = applyNodeOptions(read.input.config, values);
+  const families = familiesOf(values.family, config);
+  const outputs: string[] = [];
+  for (const family of families) {
+    const prepared = prepareCluster({ ...read.input, config }, { family, strict: values.strict === true, origins: read.origins });
+    for (const p of prepared.problems) writeErr(formatProblem(p));
+    if (prepared.model === null) return EXIT_INPUT;
+    const model = prepared.model;
+    const body =
+      format === "restore"
+        ? formatRestore(generateRules(model))
+        : format === "json"
+          ? formatJson(generateRules(model))
+          : formatSave(generateState(model));
+    const header = families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
+    outputs.push(header + body);
+  }
+  writeOut(outputs.join(""));
+  return EXIT_OK;
+}

@@ -1,0 +1,81 @@
+/**
+ * The `kube-iptables` command. Exit codes: 0 success, 1 usage error, 2 bad input.
+ *
+ * @module
+ */
+import { runGenerate } from "./generate.js";
+import { writeErr, writeOut } from "./io.js";
+import { EXIT_USAGE, UsageError } from "./usage.js";
+
+const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) installs on a node
+
+Usage:
+  kube-iptables generate FILE|- [--format save|restore|json] [node options]
+  kube-iptables --help | --version
+
+FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
+as 'kubectl get svc,endpointslices -A -o json' (or -o yaml) prints them. '-' reads stdin.
+
+generate options:
+  --format save|restore|json   save: what iptables-save prints once the rules are loaded into an
+                               empty kernel (default); restore: what kube-proxy hands to
+                               iptables-restore; json: the rule set as data
+  --family IPv4|IPv6|both      the proxier's family (default: config.ipFamily, else IPv4); both
+                               prints the IPv4 text, then the IPv6 text, each after a '#' line
+  --profile v1.30|v1.32|latest|v1.22
+                               the kube-proxy release whose layout to print (default v1.30)
+  --strict                     fail on any invalid Service or EndpointSlice (exit 2, no output)
+                               instead of leaving it out with a message on stderr
+
+node options (override the cluster file's config; defaults in brackets):
+  --hostname NAME              kube-proxy's node name; endpoints on it are local [""]
+  --node-ip IP                 a node address, primary first; repeatable []
+  --cluster-cidr CIDR          detect local traffic by source CIDR (ClusterCIDR mode); repeatable
+  --node-cidr CIDR             detect local traffic by the node's pod CIDR (NodeCIDR mode)
+  --bridge-interface NAME      detect local traffic by input bridge (BridgeInterface mode)
+  --interface-name-prefix P    detect local traffic by input interface prefix
+  --no-detect-local            no local traffic detection [the default without a config]
+  --masquerade-bit N           mark bit for masquerading, 0-31 [14]
+  --masquerade-all             masquerade all traffic to cluster IPs [off]
+  --nodeport-addresses LIST    comma-separated CIDRs, or 'primary' [every local address]
+  --no-localhost-nodeports     node ports do not answer on 127.0.0.0/8 [they do]
+  --zone ZONE                  the node's topology.kubernetes.io/zone label
+  --random-fully               the iptables binary supports --random-fully [off]
+  --conntrack-tcp-be-liberal   nf_conntrack_tcp_be_liberal is set [off]
+
+Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
+`;
+
+/**
+ * Runs the CLI with the given arguments and returns the exit code.
+ *
+ * @example
+ * process.exitCode = await main(["generate", "cluster.yaml", "--format", "restore"]);
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case "--help":
+      case "-h":
+      case "help":
+        writeOut(HELP);
+        return command === undefined ? EXIT_USAGE : 0;
+      case "--version":
+        writeOut("kube-iptables 0.1.0\n");
+        return 0;
+      case "generate":
+        return runGenerate(rest);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      writeErr(`kube-iptables: ${e.message}`);
+      writeErr("Try 'kube-iptables --help'.");
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+}

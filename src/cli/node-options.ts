@@ -1,0 +1,82 @@
+// Command-line flags that describe the node, turned into config overrides.
+import type { ProxyConfigInput } from "../kube/types.js";
+import { UsageError } from "./usage.js";
+
+/** parseArgs option definitions for the node flags. */
+export const NODE_OPTIONS = {
+  hostname: { type: "string" },
+  "node-ip": { type: "string", multiple: true },
+  "cluster-cidr": { type: "string", multiple: true },
+  "node-cidr": { type: "string", multiple: true },
+  "bridge-interface": { type: "string" },
+  "interface-name-prefix": { type: "string" },
+  "no-detect-local": { type: "boolean" },
+  "masquerade-bit": { type: "string" },
+  "masquerade-all": { type: "boolean" },
+  "nodeport-addresses": { type: "string" },
+  "no-localhost-nodeports": { type: "boolean" },
+  zone: { type: "string" },
+  "random-fully": { type: "boolean" },
+  "conntrack-tcp-be-liberal": { type: "boolean" },
+  profile: { type: "string" },
+  family: { type: "string" },
+} as const;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const PROFILES = new Set(["v1.30", "v1.32", "latest", "v1.22"]);
+
+/** Applies the node flags on top of a cluster file's config (flags win). */
+export function applyNodeOptions(
+  base: ProxyConfigInput | undefined,
+  values: Record<string, string | boolean | string[] | undefined>,
+): ProxyConfigInput {
+  const config: Mutable<ProxyConfigInput> = { ...base };
+  const str = (name: string): string | undefined => values[name] as string | undefined;
+  const list = (name: string): string[] | undefined => values[name] as string[] | undefined;
+  if (str("hostname") !== undefined) config.hostname = str("hostname") as string;
+  if (list("node-ip") !== undefined) config.nodeIPs = list("node-ip") as string[];
+  const detectFlags = ["cluster-cidr", "node-cidr", "bridge-interface", "interface-name-prefix", "no-detect-local"].filter(
+    (f) => values[f] !== undefined,
+  );
+  if (detectFlags.length > 1) throw new UsageError(`--${detectFlags[0]} and --${detectFlags[1]} cannot be combined`);
+  const clusterCidrs = list("cluster-cidr")?.flatMap((v) => v.split(","));
+  const nodeCidrs = list("node-cidr")?.flatMap((v) => v.split(","));
+  if (clusterCidrs !== undefined) config.detectLocal = { mode: "ClusterCIDR", cidrs: clusterCidrs };
+  if (nodeCidrs !== undefined) config.detectLocal = { mode: "NodeCIDR", cidrs: nodeCidrs };
+  if (str("bridge-interface") !== undefined) {
+    config.detectLocal = { mode: "BridgeInterface", interface: str("bridge-interface") as string };
+  }
+  if (str("interface-name-prefix") !== undefined) {
+    config.detectLocal = { mode: "InterfaceNamePrefix", prefix: str("interface-name-prefix") as string };
+  }
+  if (values["no-detect-local"] === true) config.detectLocal = { mode: "None" };
+  const bit = str("masquerade-bit");
+  if (bit !== undefined) {
+    if (!/^\d{1,2}$/.test(bit) || Number(bit) > 31) throw new UsageError(`--masquerade-bit ${bit}: not a bit number 0-31`);
+    config.masqueradeBit = Number(bit);
+  }
+  if (values["masquerade-all"] === true) config.masqueradeAll = true;
+  const npa = str("nodeport-addresses");
+  if (npa !== undefined) config.nodePortAddresses = npa === "" ? [] : npa.split(",");
+  if (values["no-localhost-nodeports"] === true) config.localhostNodePorts = false;
+  if (str("zone") !== undefined) {
+    config.nodeLabels = { ...config.nodeLabels, "topology.kubernetes.io/zone": str("zone") as string };
+  }
+  if (values["random-fully"] === true) config.hasRandomFully = true;
+  if (values["conntrack-tcp-be-liberal"] === true) config.conntrackTCPBeLiberal = true;
+  const profile = str("profile");
+  if (profile !== undefined) {
+    if (!PROFILES.has(profile)) throw new UsageError(`--profile ${profile}: expected v1.30, v1.32, latest or v1.22`);
+    config.profile = profile as ProxyConfigInput["profile"] & string;
+  }
+  return config;
+}
+
+/** The families to generate for: from --family, else the config's, else IPv4. */
+export function familiesOf(flag: string | undefined, config: ProxyConfigInput): ("IPv4" | "IPv6")[] {
+  if (flag === undefined) return [config.ipFamily ?? "IPv4"];
+  if (flag === "IPv4" || flag === "IPv6") return [flag];
+  if (flag === "both") return ["IPv4", "IPv6"];
+  throw new UsageError(`--family ${flag}: expected IPv4, IPv6 or both`);
+}

@@ -1,0 +1,52 @@
+/**
+ * kube-iptables: the iptables rules kube-proxy (iptables mode) installs on a node, computed from
+ * Services and EndpointSlices, printed as `iptables-restore` input and as `iptables-save` text.
+ *
+ * The pipeline: Kubernetes objects → {@link modelFromKubernetes} → {@link generateRules} (the
+ * payload kube-proxy writes) or {@link generateState} (what the kernel then holds) →
+ * {@link formatRestore} / {@link formatSave} / {@link formatJson}.
+ *
+ * @example
+ * import { modelFromKubernetes, generateRules, formatRestore } from "kube-iptables";
+ * const model = modelFromKubernetes({ config: { hostname: "node-a" }, services, endpointSlices });
+ * process.stdout.write(formatRestore(generateRules(model)));
+ *
+ * @module
+ */
+export type { ErrorCode, Problem } from "./errors.js";
+export { formatProblem, KubeIptablesError } from "./errors.js";
+export { formatJson } from "./format/json.js";
+export { formatRestore, quoteArgument } from "./format/restore.js";
+export { formatSave } from "./format/save.js";
+export type { GenerateOptions } from "./generate/rules.js";
+export { generateRules, generateState } from "./generate/rules.js";
+export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Table } from "./ir/types.js";
+export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
+export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
+export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
+export type { ReadResult } from "./kube/read-input.js";
+export { readClusterText } from "./kube/read-input.js";
+export { buildModel } from "./kube/to-model.js";
+export type {
+  ClusterInput,
+  EndpointSlice,
+  EndpointSliceEndpoint,
+  EndpointSlicePort,
+  LoadBalancerIngress,
+  ProxyConfigInput,
+  Service,
+  ServicePortSpec,
+} from "./kube/types.js";
+export { validateClusterInput } from "./kube/validate.js";
+export type {
+  ClusterModel,
+  DetectLocal,
+  Endpoint,
+  IPFamily,
+  Profile,
+  Protocol,
+  ProxyConfig,
+  ServicePort,
+} from "./model/types.js";
+export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
+export { probability } from "./naming/probability.js";

@@ -1,0 +1,92 @@
+/**
+ * The checked path from Kubernetes objects to the model: validate everything, leave out (or,
+ * strictly, refuse) invalid Services and EndpointSlices, build the model.
+ *
+ * @module
+ */
+import { KubeIptablesError, type Problem } from "../errors.js";
+import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
+import { modelFromInput } from "./to-model.js";
+import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+import { validateClusterInput } from "./validate.js";
+
+/** Options of {@link prepareCluster}. */
+export interface PrepareOptions {
+  /** The family to build (default: `config.ipFamily`, else IPv4). */
+  readonly family?: IPFamily;
+  /** Settings that override the input's `config`. */
+  readonly config?: Partial<ProxyConfig>;
+  /** Refuse the whole input when any object is invalid, instead of leaving that object out. */
+  readonly strict?: boolean;
+  /** Where each object came from, when the input was a Kubernetes List (see `readClusterText`). */
+  readonly origins?: { readonly services: readonly string[]; readonly endpointSlices: readonly string[] };
+}
+
+/** What {@link prepareCluster} returns: the model, or `null` when the input is unusable, and every problem. */
+export interface PrepareResult {
+  /** The model of the valid objects, or `null`. */
+  readonly model: ClusterModel | null;
+  /** Errors and warnings, with paths as the user wrote the input. */
+  readonly problems: readonly Problem[];
+}
+
+const OBJECT_PATH = /^(services|endpointSlices)\[(\d+)\]/;
+
+function relocate(p: Problem, origins: PrepareOptions["origins"]): Problem {
+  if (origins === undefined) return p;
+  const m = OBJECT_PATH.exec(p.path);
+  if (m === null) return p;
+  const list = m[1] === "services" ? origins.services : origins.endpointSlices;
+  const origin = list[Number(m[2])];
+  if (origin === undefined) return p;
+  const rest = p.path.slice(m[0].length);
+  return { ...p, path: origin === "" ? rest.replace(/^\./, "") : origin + rest };
+}
+
+/**
+ * Validates a cluster input and builds the model of one family. Invalid Services and
+ * EndpointSlices are left out (their problems are returned) unless `strict` is set; a bad config
+ * or a malformed input makes the result `null`.
+ *
+ * @example
+ * const { model, problems } = prepareCluster(input, { family: "IPv4" });
+ */
+export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}): PrepareResult {
+  const found = validateClusterInput(input);
+  const errors = found.filter((p) => p.severity === "error");
+  const problems = found.map((p) => relocate(p, options.origins));
+  const badServices = new Set<number>();
+  const badSlices = new Set<number>();
+  let fatal = false;
+  for (const p of errors) {
+    const m = OBJECT_PATH.exec(p.path);
+    if (m === null) fatal = true;
+    else if (m[1] === "services") badServices.add(Number(m[2]));
+    else badSlices.add(Number(m[2]));
+  }
+  if (fatal || (options.strict === true && errors.length > 0)) return { model: null, problems };
+  const services = (input.services ?? []).filter((_, i) => !badServices.has(i)) as Service[];
+  const endpointSlices = (input.endpointSlices ?? []).filter((_, i) => !badSlices.has(i)) as EndpointSlice[];
+  const modelOptions = {
+    ...(options.family === undefined ? {} : { family: options.family }),
+    ...(options.config === undefined ? {} : { config: options.config }),
+  };
+  const model = modelFromInput({ ...input, services, endpointSlices }, modelOptions);
+  return { model, problems };
+}
+
+/**
+ * Validates a cluster input and builds the model of one family, throwing one
+ * {@link KubeIptablesError} listing every error when anything is invalid.
+ *
+ * @throws KubeIptablesError with every problem and its JSON path.
+ * @example
+ * const model = modelFromKubernetes({ config: { hostname: "k8s1" }, services, endpointSlices });
+ * formatRestore(generateRules(model));
+ */
+export function modelFromKubernetes(input: ClusterInput, options: Omit<PrepareOptions, "strict"> = {}): ClusterModel {
+  const result = prepareCluster(input, { ...options, strict: true });
+  const errors = result.problems.filter((p) => p.severity === "error");
+  if (result.model === null || errors.length > 0) throw new KubeIptablesError(errors);
+  return result.model;
+}

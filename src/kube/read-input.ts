@@ -1,0 +1,141 @@
+/**
+ * Text → cluster input. Accepts a cluster file (`{config, services, endpointSlices}`), a
+ * Kubernetes `List` as `kubectl get svc,endpointslices -A -o json|yaml` prints it, or a YAML
+ * stream of Service and EndpointSlice documents.
+ *
+ * @module
+ */
+import { parseAllDocuments } from "yaml";
+import { type Problem, problem } from "../errors.js";
+import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+
+/** What {@link readClusterText} found. */
+export interface ReadResult {
+  /** The cluster input, or `null` when the text could not be read. */
+  readonly input: ClusterInput | null;
+  /** `cluster` for a cluster file, `list` for Kubernetes objects. */
+  readonly shape: "cluster" | "list" | null;
+  /**
+   * For `list` input: the original path of each object (`items[3]`), so that problems found on
+   * `services[i]` / `endpointSlices[j]` can be reported where the user wrote them.
+   */
+  readonly origins: { readonly services: readonly string[]; readonly endpointSlices: readonly string[] };
+  /** Problems that make the text unreadable. */
+  readonly problems: readonly Problem[];
+}
+
+const NO_ORIGINS = { services: [], endpointSlices: [] };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Splits Kubernetes objects into Services and EndpointSlices, rejecting other kinds. */
+export function splitObjects(items: readonly unknown[], pathOf: (i: number) => string): ReadResult {
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  const origins = { services: [] as string[], endpointSlices: [] as string[] };
+  const problems: Problem[] = [];
+  items.forEach((item, i) => {
+    const path = pathOf(i);
+    if (!isObject(item)) {
+      problems.push(problem("TYPE", path, "is not a Kubernetes object"));
+      return;
+    }
+    const kind = item.kind;
+    if (kind === "Service") {
+      services.push(item as unknown as Service);
+      origins.services.push(path);
+    } else if (kind === "EndpointSlice") {
+      endpointSlices.push(item as unknown as EndpointSlice);
+      origins.endpointSlices.push(path);
+    } else if (kind === "List" && Array.isArray(item.items)) {
+      const nested = splitObjects(item.items, (j) => `${path}.items[${j}]`);
+      services.push(...(nested.input?.services ?? []));
+      endpointSlices.push(...(nested.input?.endpointSlices ?? []));
+      origins.services.push(...nested.origins.services);
+      origins.endpointSlices.push(...nested.origins.endpointSlices);
+      problems.push(...nested.problems);
+    } else {
+      const name = typeof kind === "string" && kind !== "" ? `kind ${JSON.stringify(kind)}` : "an object without a kind";
+      problems.push(
+        problem("UNKNOWN_KIND", `${path}.kind`, `${name} is not supported (only Service and EndpointSlice)`),
+      );
+    }
+  });
+  return { input: { services, endpointSlices }, shape: "list", origins, problems };
+}
+
+/** Reads an already parsed JSON/YAML value. */
+export function readClusterValue(value: unknown): ReadResult {
+  if (isObject(value) && value.kind === "List") {
+    if (!Array.isArray(value.items)) {
+      return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("TYPE", "items", "is not a list")] };
+    }
+    return splitObjects(value.items, (i) => `items[${i}]`);
+  }
+  if (isObject(value) && (value.kind === "Service" || value.kind === "EndpointSlice")) {
+    return splitObjects([value], () => "");
+  }
+  if (!isObject(value)) {
+    return {
+      input: null,
+      shape: null,
+      origins: NO_ORIGINS,
+      problems: [problem("MALFORMED_INPUT", "", "the input is not an object with services and endpointSlices, nor a Kubernetes List")],
+    };
+  }
+  return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
+}
+
+/**
+ * Reads a cluster file or Kubernetes objects from JSON or YAML text.
+ *
+ * @example
+ * readClusterText('{"services": [], "endpointSlices": []}').input // { services: [], endpointSlices: [] }
+ */
+export function readClusterText(text: string): ReadResult {
+  if (text.trim() === "") {
+    return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("MALFORMED_INPUT", "", "the input is empty")] };
+  }
+  const first = text.trimStart()[0];
+  if (first === "{" || first === "[") {
+    try {
+      return readClusterValue(JSON.parse(text));
+    } catch (e) {
+      return {
+        input: null,
+        shape: null,
+        origins: NO_ORIGINS,
+        problems: [problem("MALFORMED_INPUT", "", `the input is not valid JSON: ${(e as Error).message}`)],
+      };
+    }
+  }
+  const docs = parseAllDocuments(text);
+  const list = Array.isArray(docs) ? docs : [docs];
+  const errors = list.flatMap((d) => d.errors);
+  if (errors.length > 0) {
+    const e = errors[0];
+    const pos = e?.linePos?.[0];
+    return {
+      input: null,
+      shape: null,
+      origins: NO_ORIGINS,
+      problems: [
+        {
+          code: "MALFORMED_INPUT",
+          path: "",
+          message: `the input is not valid YAML: ${e?.message.split("\n")[0] ?? "unknown error"}`,
+          severity: "error",
+          ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
+        },
+      ],
+    };
+  }
+  const values = list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v !== null && v !== undefined);
+  if (values.length === 0) {
+    return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("MALFORMED_INPUT", "", "the input is empty")] };
+  }
+  if (values.length === 1) return readClusterValue(values[0]);
+  return splitObjects(values, (i) => `documents[${i}]`);
+}
