@@ -55,7 +55,8 @@ function joinsCleanly(joined: string, argCount: number): boolean {
 
 /** One command line of a table block, without the newline. */
 export function formatEntry(entry: Entry): string {
-  if (entry.kind === "chain") return `${entry.op} ${entry.chain}`;
+  if (entry.kind === "chain") return entry.chain === "" ? entry.op : `${entry.op} ${entry.chain}`;
+  if (entry.kind === "policy") return `-P ${entry.chain} ${entry.policy}`;
   let head = entry.counters === undefined ? "" : `[${entry.counters.packets}:${entry.counters.bytes}] `;
   head += entry.index === undefined ? `${entry.op} ${entry.chain}` : `${entry.op} ${entry.chain} ${entry.index}`;
   const args = entry.args;

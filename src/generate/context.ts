@@ -6,6 +6,7 @@
  */
 import { cidrContains, familyOf, parseCidr } from "../model/ip.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
+import { type ProfileTraits, profileTraits } from "./profiles.js";
 
 /** More endpoints than this in total switch kube-proxy to large-cluster mode. */
 export const LARGE_CLUSTER_ENDPOINTS = 1000;
@@ -16,7 +17,9 @@ export interface GenerationContext {
   readonly config: ProxyConfig;
   /** The family. */
   readonly family: IPFamily;
-  /** `0x` + eight hex digits of `1 << masqueradeBit`. */
+  /** The named layout differences of the configured profile. */
+  readonly traits: ProfileTraits;
+  /** `0x` + eight hex digits (or bare hex when the profile's `paddedMark` is off) of `1 << masqueradeBit`. */
   readonly mark: string;
   /** Arguments matching pod traffic, or `null` when detection is not implemented. */
   readonly ifLocal: readonly string[] | null;
@@ -36,14 +39,23 @@ export interface GenerationContext {
  * `fmt.Sprintf("%#08x", 1 << bit)`: Go pads the digits to eight, then adds `0x`.
  *
  * @example
- * masqueradeMark(14) // "0x00004000"
+ * masqueradeMark(14)        // "0x00004000"
+ * masqueradeMark(14, false) // "0x4000" (what upstream unit tests inject)
  */
-export function masqueradeMark(bit: number): string {
-  return `0x${((1 << bit) >>> 0).toString(16).padStart(8, "0")}`;
+export function masqueradeMark(bit: number, padded = true): string {
+  const hex = ((1 << bit) >>> 0).toString(16);
+  return `0x${padded ? hex.padStart(8, "0") : hex}`;
 }
 
-function detector(config: ProxyConfig, family: IPFamily): { ifLocal: string[]; ifNotLocal: string[] } | null {
+function detector(
+  config: ProxyConfig,
+  family: IPFamily,
+  traits: ProfileTraits,
+): { ifLocal: string[]; ifNotLocal: string[] } | null {
   const d = config.detectLocal;
+  // The interface-based modes arrived in 1.23; older releases treat them as no detection.
+  if (!traits.interfaceDetectors && (d.mode === "BridgeInterface" || d.mode === "InterfaceNamePrefix"))
+    return null;
   switch (d.mode) {
     case "ClusterCIDR":
     case "NodeCIDR": {
@@ -65,7 +77,11 @@ function detector(config: ProxyConfig, family: IPFamily): { ifLocal: string[]; i
 }
 
 /** Node addresses that node ports answer on, or `null` for all (§10 of the spec). */
-function resolveNodePortAddresses(config: ProxyConfig, family: IPFamily): {
+function resolveNodePortAddresses(
+  config: ProxyConfig,
+  family: IPFamily,
+  traits: ProfileTraits,
+): {
   addresses: string[] | null;
   localhost: boolean;
 } {
@@ -83,7 +99,10 @@ function resolveNodePortAddresses(config: ProxyConfig, family: IPFamily): {
   const valid = cidrs.filter((c) => c !== null);
   const matchAll = valid.length === 0 || valid.some((c) => c.prefix === 0);
   const loopback = family === "IPv4" ? "127.0.0.1" : "::1";
+  // Before 1.26 there is no localhostNodePorts setting: loopback is one more interface address.
+  const legacy = !traits.localhostNodePortsSetting;
   const localhost =
+    !legacy &&
     config.localhostNodePorts &&
     family === "IPv4" &&
     (matchAll || valid.some((c) => c.family === "IPv4" && cidrContains(c, "127.0.0.1")));
@@ -92,24 +111,36 @@ function resolveNodePortAddresses(config: ProxyConfig, family: IPFamily): {
   const addresses = new Set<string>();
   for (const ip of candidates) {
     const isLoopback = family === "IPv4" ? ip.startsWith("127.") : ip === "::1";
-    if (isLoopback && (family === "IPv6" || !localhost)) continue;
+    if (isLoopback && !legacy && (family === "IPv6" || !localhost)) continue;
     if (valid.some((c) => cidrContains(c, ip))) addresses.add(ip);
   }
   return { addresses: [...addresses].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), localhost };
 }
 
-/** Derives the generation context of a model. */
-export function createContext(model: ClusterModel): GenerationContext {
+/**
+ * Derives the generation context of a model.
+ *
+ * @param traitOverrides profile traits to override (host facts, or the unpadded mark of the
+ *   upstream unit tests).
+ * @example
+ * createContext(model).mark // "0x00004000"
+ */
+export function createContext(
+  model: ClusterModel,
+  traitOverrides?: Partial<ProfileTraits>,
+): GenerationContext {
   const config = model.config;
   const family = config.ipFamily;
+  const traits = profileTraits(config.profile, traitOverrides);
   let totalEndpoints = 0;
   for (const port of model.servicePorts) totalEndpoints += port.endpoints.length;
-  const detect = detector(config, family);
-  const nodePorts = resolveNodePortAddresses(config, family);
+  const detect = detector(config, family, traits);
+  const nodePorts = resolveNodePortAddresses(config, family, traits);
   return {
     config,
     family,
-    mark: masqueradeMark(config.masqueradeBit),
+    traits,
+    mark: masqueradeMark(config.masqueradeBit, traits.paddedMark),
     ifLocal: detect?.ifLocal ?? null,
     ifNotLocal: detect?.ifNotLocal ?? null,
     largeClusterMode: totalEndpoints > LARGE_CLUSTER_ENDPOINTS,

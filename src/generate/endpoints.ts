@@ -6,6 +6,7 @@
  * @module
  */
 import type { Endpoint, ServicePort } from "../model/types.js";
+import { PROFILES, type ProfileTraits } from "./profiles.js";
 
 /** The zone label kube-proxy reads from its Node. */
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -37,16 +38,42 @@ export function usesLocalEndpoints(port: ServicePort): boolean {
   return port.internalPolicyLocal || (port.externalPolicyLocal && externallyAccessible(port));
 }
 
-/** Topology selection applies: the node has a zone, every ready endpoint has zone hints, one names the zone. */
-function canUseTopology(endpoints: readonly Endpoint[], zone: string): boolean {
-  if (zone === "") return false;
-  let hintsForZone = false;
+/**
+ * Hint-based selection applies for one kind of hint: the node has a name for it, every ready
+ * endpoint carries such hints, and one of them names this node (or its zone).
+ */
+function canUseHints(
+  endpoints: readonly Endpoint[],
+  target: string,
+  kind: "zoneHints" | "nodeHints",
+): boolean {
+  if (target === "") return false;
+  let hintsForTarget = false;
   for (const ep of endpoints) {
     if (!ep.ready) continue;
-    if (ep.zoneHints.length === 0) return false;
-    if (ep.zoneHints.includes(zone)) hintsForZone = true;
+    const hints = ep[kind];
+    if (hints.length === 0) return false;
+    if (hints.includes(target)) hintsForTarget = true;
   }
-  return hintsForZone;
+  return hintsForTarget;
+}
+
+/**
+ * Which hints narrow the cluster endpoints under a profile's topology rule (§6.4, §15): `null`
+ * for none, else the hint list and the value it must contain.
+ */
+function topologyFilter(
+  endpoints: readonly Endpoint[],
+  topology: ProfileTraits["topology"],
+  zone: string,
+  nodeName: string,
+): { kind: "zoneHints" | "nodeHints"; target: string } | null {
+  if (topology === "none") return null;
+  // master: PreferSameNode (node hints) wins over PreferSameZone.
+  if (topology === "node-then-zone" && canUseHints(endpoints, nodeName, "nodeHints")) {
+    return { kind: "nodeHints", target: nodeName };
+  }
+  return canUseHints(endpoints, zone, "zoneHints") ? { kind: "zoneHints", target: zone } : null;
 }
 
 const NONE: readonly Endpoint[] = [];
@@ -55,10 +82,16 @@ const NONE: readonly Endpoint[] = [];
  * Sorts a service port's endpoints into the lists its chains use.
  *
  * @param nodeLabels the node's labels (only the zone label matters).
+ * @param traits the profile (topology rule, serving-terminating fallback); default v1.30.
+ * @param nodeName kube-proxy's node name, for node hints (`latest` profile).
+ * @example
+ * categorizeEndpoints(port, {}).cluster.length // the ready endpoints
  */
 export function categorizeEndpoints(
   port: ServicePort,
   nodeLabels: Readonly<Record<string, string>>,
+  traits: ProfileTraits = PROFILES["v1.30"],
+  nodeName = "",
 ): EndpointCategories {
   const endpoints = port.endpoints;
   if (endpoints.length === 0) return { cluster: NONE, local: NONE, reachable: NONE, hasEndpoints: false };
@@ -68,10 +101,15 @@ export function categorizeEndpoints(
   let useTopology = false;
   let cluster: readonly Endpoint[] = NONE;
   if (useCluster) {
-    const zone = nodeLabels[ZONE_LABEL] ?? "";
-    useTopology = canUseTopology(endpoints, zone);
-    cluster = endpoints.filter((ep) => ep.ready && (!useTopology || ep.zoneHints.includes(zone)));
-    if (cluster.length === 0) cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
+    const hint = topologyFilter(endpoints, traits.topology, nodeLabels[ZONE_LABEL] ?? "", nodeName);
+    useTopology = hint !== null;
+    cluster =
+      hint === null
+        ? endpoints.filter((ep) => ep.ready)
+        : endpoints.filter((ep) => ep.ready && ep[hint.kind].includes(hint.target));
+    if (cluster.length === 0 && traits.terminatingFallback) {
+      cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
+    }
     hasEndpoints = cluster.length > 0;
   }
   if (!useLocal) return { cluster, local: NONE, reachable: cluster, hasEndpoints };
@@ -82,7 +120,7 @@ export function categorizeEndpoints(
     if (ep.ready) {
       hasEndpoints = true;
       if (ep.isLocal) hasLocalReady = true;
-    } else if (ep.serving && ep.terminating) {
+    } else if (traits.terminatingFallback && ep.serving && ep.terminating) {
       hasEndpoints = true;
       if (ep.isLocal) hasLocalServingTerminating = true;
     }
@@ -107,4 +145,18 @@ function union(a: readonly Endpoint[], b: readonly Endpoint[]): Endpoint[] {
   for (const ep of a) byKey.set(ep.endpoint, ep);
   for (const ep of b) byKey.set(ep.endpoint, ep);
   return [...byKey.values()].sort((x, y) => (x.endpoint < y.endpoint ? -1 : x.endpoint > y.endpoint ? 1 : 0));
+}
+
+/**
+ * The endpoint list of a service port in the `xlb` layout (kube-proxy ≤ 1.23): every endpoint,
+ * ready or not (each gets a SEP chain; only ready ones are balanced to), except that
+ * internalTrafficPolicy=Local keeps only local ones when the port is not eTP=Local. There is no
+ * topology narrowing and no serving-terminating fallback (both gates were off).
+ *
+ * @example
+ * legacyEndpoints({ ...port, internalPolicyLocal: true }).every((ep) => ep.isLocal) // true
+ */
+export function legacyEndpoints(port: ServicePort): readonly Endpoint[] {
+  if (port.externalPolicyLocal || !port.internalPolicyLocal) return port.endpoints;
+  return port.endpoints.filter((ep) => ep.isLocal);
 }

@@ -4,20 +4,28 @@
  *
  * @module
  */
-import { BUILTIN_CHAINS, type ChainDeclaration, type Entry, type Rule, type RuleSet, type Table } from "../ir/types.js";
+import {
+  BUILTIN_CHAINS,
+  type ChainDeclaration,
+  type Entry,
+  type Rule,
+  type RuleSet,
+  type Table,
+} from "../ir/types.js";
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
 import {
-  BUILTIN_JUMPS,
+  builtinJumps,
   filterChains,
   filterHeadRules,
   forwardRules,
-  JUMP_TARGET_CHAINS,
+  jumpTargetChains,
   NAT_FIXED_CHAINS,
   natHeadRules,
   nodePortsTailRules,
 } from "./base-chains.js";
 import { createContext, type GenerationContext } from "./context.js";
+import { PROFILES, type ProfileTraits } from "./profiles.js";
 import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
 
 /** Options of {@link generateRules}. */
@@ -27,13 +35,27 @@ export interface GenerateOptions {
    * among them that no current service port uses are declared and deleted (`-X`).
    */
   readonly existingChains?: readonly string[];
+  /**
+   * Profile traits to override: host facts (an nfacct counter that could not be created) or the
+   * unpadded mark (`paddedMark: false`) that upstream unit tests inject.
+   */
+  readonly traits?: Partial<ProfileTraits>;
 }
 
 const SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
+const XLB_SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SEP-", "KUBE-FW-", "KUBE-XLB-"];
 
-/** Whether a chain name is one of kube-proxy's per-service chains. */
-export function isServiceChain(name: string): boolean {
-  return SERVICE_CHAIN_PREFIXES.some((prefix) => name.startsWith(prefix));
+/**
+ * Whether a chain name is one of kube-proxy's per-service chains (those a full sync deletes
+ * when unused); the prefixes depend on the profile's chain layout.
+ *
+ * @example
+ * isServiceChain("KUBE-SVL-ABC")                          // true
+ * isServiceChain("KUBE-XLB-ABC", PROFILES["v1.22"])       // true
+ */
+export function isServiceChain(name: string, traits: ProfileTraits = PROFILES["v1.30"]): boolean {
+  const prefixes = traits.externalChains === "xlb" ? XLB_SERVICE_CHAIN_PREFIXES : SERVICE_CHAIN_PREFIXES;
+  return prefixes.some((prefix) => name.startsWith(prefix));
 }
 
 /**
@@ -77,7 +99,9 @@ export function assemblePayload(
     }
   }
   for (const rule of forwardRules(ctx)) filterEntries.push(rule);
-  const stale = existingChains.filter((c) => isServiceChain(c) && !active.has(c)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const stale = existingChains
+    .filter((c) => isServiceChain(c, ctx.traits) && !active.has(c))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const chain of stale) {
     natDecls.push(userChain(chain));
     natEntries.push({ kind: "chain", op: "-X", chain });
@@ -100,7 +124,7 @@ export function assemblePayload(
  * formatRestore(generateRules(model)).startsWith("*filter\n:KUBE-SERVICES - [0:0]\n") // true
  */
 export function generateRules(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
-  const ctx = createContext(model);
+  const ctx = createContext(model, options.traits);
   const blocks = sortServicePorts(model.servicePorts).map((port) => buildServicePortRules(port, ctx));
   return assemblePayload(ctx, blocks, options.existingChains);
 }
@@ -114,33 +138,42 @@ export function generateRules(model: ClusterModel, options: GenerateOptions = {}
  * formatSave(generateState(model)).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
  */
 export function generateState(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
-  return stateAfterFullSync(generateRules(model, options));
+  const traits = createContext(model, options.traits).traits;
+  return stateAfterFullSync(generateRules(model, options), traits);
 }
 
-/** The state an empty kernel holds after the jumps are ensured and `payload` is restored. */
-export function stateAfterFullSync(payload: RuleSet): RuleSet {
+/**
+ * The state an empty kernel holds after the jumps are ensured and `payload` is restored.
+ *
+ * @param traits the profile whose jumps and ensured chains apply (default v1.30).
+ */
+export function stateAfterFullSync(payload: RuleSet, traits: ProfileTraits = PROFILES["v1.30"]): RuleSet {
+  const jumps = builtinJumps(traits);
+  const targets = jumpTargetChains(traits);
   const tables: Table[] = [];
   for (const name of ["filter", "nat"] as const) {
     const table = payload.tables.find((t) => t.name === name);
     const deleted = new Set<string>();
-    for (const entry of table?.entries ?? []) if (entry.kind === "chain" && entry.op === "-X") deleted.add(entry.chain);
+    for (const entry of table?.entries ?? [])
+      if (entry.kind === "chain" && entry.op === "-X") deleted.add(entry.chain);
     const chains: ChainDeclaration[] = (BUILTIN_CHAINS[name] ?? []).map((c) => ({
       name: c,
       policy: "ACCEPT",
       counters: { packets: 0n, bytes: 0n },
     }));
     const seen = new Set<string>();
-    for (const c of [...JUMP_TARGET_CHAINS[name], ...(table?.chains ?? []).map((d) => d.name)]) {
+    for (const c of [...targets[name], ...(table?.chains ?? []).map((d) => d.name)]) {
       if (seen.has(c) || deleted.has(c)) continue;
       seen.add(c);
       chains.push(userChain(c));
     }
     const entries: Rule[] = [];
-    for (let i = BUILTIN_JUMPS.length - 1; i >= 0; i--) {
-      const jump = BUILTIN_JUMPS[i];
+    for (let i = jumps.length - 1; i >= 0; i--) {
+      const jump = jumps[i];
       if (jump !== undefined && jump.table === name) entries.push(jump.rule);
     }
-    for (const entry of table?.entries ?? []) if (entry.kind === "rule" && entry.op === "-A") entries.push(entry);
+    for (const entry of table?.entries ?? [])
+      if (entry.kind === "rule" && entry.op === "-A") entries.push(entry);
     tables.push({ name, chains, entries });
   }
   return { family: payload.family, tables };

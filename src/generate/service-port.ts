@@ -12,6 +12,7 @@ import { endpointChain, servicePortChains, servicePortName } from "../naming/cha
 import { probability } from "../naming/probability.js";
 import type { GenerationContext } from "./context.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
+import { buildXlbServicePortRules } from "./service-port-xlb.js";
 
 /** Everything one service port contributes to the payload. */
 export interface ServicePortRules {
@@ -32,11 +33,18 @@ export interface ServicePortRules {
  * buildServicePortRules(port, createContext(model)).natShared[0].chain // "KUBE-SERVICES"
  */
 export function buildServicePortRules(port: ServicePort, ctx: GenerationContext): ServicePortRules {
+  // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
+  if (ctx.traits.externalChains === "xlb") return buildXlbServicePortRules(port, ctx);
   const spn = servicePortName(port.namespace, port.name, port.portName);
   const proto = port.protocol;
   const dport = String(port.port);
   const chains = servicePortChains(spn, proto);
-  const { cluster, local, reachable, hasEndpoints } = categorizeEndpoints(port, ctx.config.nodeLabels);
+  const { cluster, local, reachable, hasEndpoints } = categorizeEndpoints(
+    port,
+    ctx.config.nodeLabels,
+    ctx.traits,
+    ctx.config.hostname,
+  );
 
   const usesClusterPolicyChain = cluster.length > 0 && (!port.internalPolicyLocal || externallyAccessible(port));
   const usesLocalPolicyChain =
@@ -97,7 +105,7 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   if (port.nodePort !== 0) {
     const np = String(port.nodePort);
     if (hasEndpoints) {
-      if (ctx.config.profile === "v1.32" || ctx.config.profile === "latest") {
+      if (ctx.traits.nfacctCounters) {
         if (ctx.localhostNodePorts) {
           natShared.push(
             appendRule("KUBE-NODEPORTS", [

@@ -42,7 +42,7 @@ export interface Rule {
   readonly chain: string;
   /** The rule specification as argv, unquoted, `!` as its own element. */
   readonly args: readonly string[];
-  /** The 1-based position for `-I` and `-R`, when given. */
+  /** The 1-based position for `-I` and `-R` (and `-D` by number, with empty `args`), when given. */
   readonly index?: number;
   /** `[packets:bytes]` given before the command, when given. */
   readonly counters?: Counters;
@@ -54,12 +54,24 @@ export interface ChainCommand {
   readonly kind: "chain";
   /** `-F` flush, `-X` delete, `-Z` zero counters, `-N` create. */
   readonly op: "-F" | "-X" | "-Z" | "-N";
-  /** The chain. */
+  /** The chain; `""` for every chain of the table (`-F`, `-X`, `-Z` without a name). */
   readonly chain: string;
 }
 
+/** `-P CHAIN POLICY`: sets a built-in chain's policy inside a restore file. */
+export interface PolicyCommand {
+  /** Discriminant. */
+  readonly kind: "policy";
+  /** The command. */
+  readonly op: "-P";
+  /** The built-in chain. */
+  readonly chain: string;
+  /** `ACCEPT` or `DROP`. */
+  readonly policy: string;
+}
+
 /** One command line of a table block, in the order it is written. */
-export type Entry = Rule | ChainCommand;
+export type Entry = Rule | ChainCommand | PolicyCommand;
 
 /** One `*table` … `COMMIT` block. */
 export interface Table {

@@ -35,7 +35,7 @@ export function resolveConfig(input: ProxyConfigInput | undefined, overrides?: P
       ? DEFAULT_CONFIG.detectLocal
       : c.detectLocal.mode === "ClusterCIDR" || c.detectLocal.mode === "NodeCIDR"
         ? { mode: c.detectLocal.mode, cidrs: c.detectLocal.cidrs ?? [] }
-        : c.detectLocal;
+        : (c.detectLocal as ProxyConfig["detectLocal"]);
   return {
     ipFamily: c.ipFamily ?? DEFAULT_CONFIG.ipFamily,
     hostname: c.hostname ?? DEFAULT_CONFIG.hostname,

@@ -6,6 +6,7 @@
  */
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
 import type { Endpoint, IPFamily, Protocol, ServicePort } from "../model/types.js";
+import { portKey } from "./endpoints.js";
 import type { Service } from "./types.js";
 
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
@@ -61,13 +62,19 @@ function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamil
 }
 
 /**
- * The service ports of a Service for one family, with no endpoints yet; `[]` when kube-proxy
- * ignores the Service.
+ * The service ports of a Service for one family; `[]` when kube-proxy ignores the Service.
  *
+ * @param endpoints the Service's endpoints by `portKey` (from `endpointsByPort`); without it,
+ *   or for a port it lacks, the port has no endpoints. Passed in rather than spread in later
+ *   so that model building makes one object per port, not two.
  * @example
  * servicePortsOf(kubeDns, "IPv4").map((p) => p.portName) // ["dns", "dns-tcp", "metrics"]
  */
-export function servicePortsOf(service: Service, family: IPFamily): ServicePort[] {
+export function servicePortsOf(
+  service: Service,
+  family: IPFamily,
+  endpoints?: ReadonlyMap<string, readonly Endpoint[]>,
+): ServicePort[] {
   if (serviceSkipReason(service, family) !== null) return [];
   const spec = service.spec;
   const clusterIP = clusterIPOf(service, family) as string;
@@ -94,12 +101,14 @@ export function servicePortsOf(service: Service, family: IPFamily): ServicePort[
   const healthCheckNodePort =
     type === "LoadBalancer" && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
   const noEndpoints: readonly Endpoint[] = [];
-  return (spec.ports ?? []).map(
-    (port): ServicePort => ({
+  return (spec.ports ?? []).map((port): ServicePort => {
+    const portName = port.name ?? "";
+    const protocol = port.protocol ?? "TCP";
+    return {
       namespace: service.metadata.namespace ?? "",
       name: service.metadata.name ?? "",
-      portName: port.name ?? "",
-      protocol: (port.protocol ?? "TCP").toLowerCase() as Protocol,
+      portName,
+      protocol: protocol.toLowerCase() as Protocol,
       clusterIP,
       port: port.port,
       nodePort: port.nodePort ?? 0,
@@ -111,7 +120,7 @@ export function servicePortsOf(service: Service, family: IPFamily): ServicePort[
       internalPolicyLocal: spec.internalTrafficPolicy === "Local",
       healthCheckNodePort,
       trafficDistribution: spec.trafficDistribution ?? "",
-      endpoints: noEndpoints,
-    }),
-  );
+      endpoints: endpoints?.get(portKey(portName, protocol)) ?? noEndpoints,
+    };
+  });
 }

@@ -5,8 +5,8 @@
  */
 import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { resolveConfig } from "./config.js";
-import { endpointsByPort, portKey, sliceServiceKey } from "./endpoints.js";
-import { servicePortsOf } from "./service-ports.js";
+import { endpointsByPort, sliceServiceKey } from "./endpoints.js";
+import { servicePortsOf, serviceSkipReason } from "./service-ports.js";
 import type { ClusterInput, EndpointSlice, Service } from "./types.js";
 
 /**
@@ -28,15 +28,14 @@ export function buildModel(
     else list.push(slice);
   }
   const servicePorts: ServicePort[] = [];
+  const duplicates = config.profile === "latest" ? "prefer-non-terminating" : "prefer-local";
   for (const service of services) {
-    const ports = servicePortsOf(service, family);
-    if (ports.length === 0) continue;
+    // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
+    if (serviceSkipReason(service, family) !== null) continue;
     const key = `${service.metadata.namespace ?? ""}/${service.metadata.name ?? ""}`;
-    const endpoints = endpointsByPort(slicesByService.get(key) ?? [], family, config.hostname);
-    for (const port of ports) {
-      const list = endpoints.get(portKey(port.portName, port.protocol));
-      servicePorts.push(list === undefined ? port : { ...port, endpoints: list });
-    }
+    const slices = slicesByService.get(key);
+    const endpoints = slices === undefined ? undefined : endpointsByPort(slices, family, config.hostname);
+    for (const port of servicePortsOf(service, family, endpoints)) servicePorts.push(port);
   }
   return { config, servicePorts };
 }

@@ -1,0 +1,200 @@
+// Every benchmark case: what it prepares (untimed) and what it runs (timed). A case whose
+// feature the build does not export yet is listed with `skip` saying why.
+import { detectFeatures, readClusterInput } from "./load.mjs";
+
+/** Models measured for every operation, with the kube-proxy row they compare against. */
+export const MODELS = [
+  { name: "bench-clusterip-1000", services: 1000, kubeProxy: "1k" },
+  { name: "bench-clusterip-5000", services: 5000, kubeProxy: "5k" },
+  { name: "bench-clusterip-10000", services: 10000, kubeProxy: "10k" },
+  { name: "bench-clusterip-50000", services: 50000, kubeProxy: "50k" },
+  { name: "bench-clusterip-1000x100", services: 1000, kubeProxy: "1kx100" },
+  { name: "bench-mixed-10000", services: 10000, kubeProxy: "mixed10k" },
+  { name: "gen-ipv6-10000", services: 10000 },
+  { name: "gen-multiport-2000x5", services: 2000 },
+  { name: "gen-clusterip-100x1000", services: 100 },
+];
+
+const TEN_K = "bench-clusterip-10000";
+
+function modelOf(lib, input) {
+  return lib.buildModel(input.services, input.endpointSlices, lib.resolveConfig(input.config));
+}
+
+/** Counts `-A` lines of restore or save text (kube-proxy's "rules" column). */
+export function countRules(text) {
+  let n = text.startsWith("-A ") ? 1 : 0;
+  for (let i = text.indexOf("\n-A "); i >= 0; i = text.indexOf("\n-A ", i + 4)) n++;
+  return n;
+}
+
+function textResult(text) {
+  return { bytes: Buffer.byteLength(text), rules: countRules(text) };
+}
+
+function modelResult(model) {
+  let endpoints = 0;
+  for (const p of model.servicePorts) endpoints += p.endpoints.length;
+  return { servicePorts: model.servicePorts.length, endpoints };
+}
+
+// One endpoint of the first service moves to a new address: kube-proxy's "partial sync after
+// one endpoint change".
+function changeOneEndpoint(input) {
+  const slices = input.endpointSlices.slice();
+  const first = slices[0];
+  const endpoints = first.endpoints.slice();
+  endpoints[0] = { ...endpoints[0], addresses: [input.config.ipFamily === "IPv6" ? "fd00:ffff::1" : "10.255.255.1"] };
+  slices[0] = { ...first, endpoints };
+  return { ...input, endpointSlices: slices };
+}
+
+function addOneService(input) {
+  const svc = input.services[0];
+  const slice = input.endpointSlices.find((s) => s.metadata.labels?.["kubernetes.io/service-name"] === svc.metadata.name);
+  const name = "bench-added";
+  const ip = "10.111.222.33";
+  const services = [...input.services, { ...svc, metadata: { ...svc.metadata, name }, spec: { ...svc.spec, clusterIP: ip, clusterIPs: [ip] } }];
+  const addedSlice = { ...slice, metadata: { ...slice.metadata, name: `${name}-x`, labels: { "kubernetes.io/service-name": name } } };
+  return { ...input, services, endpointSlices: [...input.endpointSlices, addedSlice] };
+}
+
+function removeOneService(input) {
+  const gone = input.services[0].metadata;
+  return {
+    ...input,
+    services: input.services.slice(1),
+    endpointSlices: input.endpointSlices.filter(
+      (s) => !(s.metadata.namespace === gone.namespace && s.metadata.labels?.["kubernetes.io/service-name"] === gone.name),
+    ),
+  };
+}
+
+/**
+ * One incremental update of `createSync`: the engine has synced `input` (untimed), the timed
+ * call hands it the cluster with one change, and `reset` (untimed) hands it `input` again so
+ * that every timed call is the same one-object change. Unchanged objects keep their identity,
+ * as in an informer cache.
+ */
+function syncCase(lib, input, change) {
+  const changed = change(input);
+  return {
+    prepare() {
+      const sync = lib.createSync(input.config);
+      sync.update(input.services, input.endpointSlices);
+      return sync;
+    },
+    run: (sync) => sync.update(changed.services, changed.endpointSlices),
+    reset: (sync) => sync.update(input.services, input.endpointSlices),
+    describe: (out) => ({ ...textResult(out.deltaText), blocksBuilt: out.stats.blocksBuilt }),
+  };
+}
+
+const OPS = {
+  restore: {
+    label: "model → restore text",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return { prepare: () => model, run: (m) => lib.formatRestore(lib.generateRules(m)), describe: textResult };
+    },
+  },
+  save: {
+    label: "model → save text",
+    needs: "save",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return { prepare: () => model, run: (m) => lib.formatSave(lib.generateState(m)), describe: textResult };
+    },
+  },
+  kube: {
+    label: "Kubernetes objects → model (validated)",
+    needs: "checked",
+    setup: (lib, input) => ({ prepare: () => input, run: (i) => lib.modelFromKubernetes(i), describe: modelResult }),
+  },
+  build: {
+    label: "Kubernetes objects → model (unchecked buildModel)",
+    setup: (lib, input) => ({ prepare: () => input, run: (i) => modelOf(lib, i), describe: modelResult }),
+  },
+  "update-endpoint": {
+    label: "incremental: one endpoint changed",
+    needs: "sync",
+    setup: (lib, input) => syncCase(lib, input, changeOneEndpoint),
+  },
+  "add-service": { label: "incremental: one service added", needs: "sync", setup: (lib, input) => syncCase(lib, input, addOneService) },
+  "remove-service": {
+    label: "incremental: one service removed",
+    needs: "sync",
+    setup: (lib, input) => syncCase(lib, input, removeOneService),
+  },
+  parse: {
+    label: "parse restore text",
+    needs: "parse",
+    setup: (lib, input) => {
+      const text = lib.formatRestore(lib.generateRules(modelOf(lib, input)));
+      return {
+        prepare: () => text,
+        run: (t) => lib.parseRules(t),
+        describe: (out) => ({ bytes: Buffer.byteLength(text), problems: out.problems?.length ?? out.errors?.length }),
+      };
+    },
+  },
+  trace: {
+    label: "trace one packet (first trace compiles the state)",
+    needs: "trace",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      // The last service port in kube-proxy's order: the walk passes every KUBE-SERVICES rule.
+      const ports = model.servicePorts;
+      let last = ports[0];
+      for (const p of ports) if (`${p.namespace}/${p.name}` > `${last.namespace}/${last.name}`) last = p;
+      const packet = {
+        source: "10.64.0.5",
+        sourcePort: 40000,
+        destination: last.clusterIP,
+        destinationPort: last.port,
+        protocol: last.protocol,
+        from: "pod",
+        inInterface: "cbr0",
+      };
+      const options = { nodeAddresses: input.config.nodeIPs ?? [] };
+      return {
+        // A fresh state object per process: the cold run includes compiling it.
+        prepare: () => lib.generateState(model),
+        run: (state) => lib.traceRules(state, packet, options),
+        describe: (out) => ({ outcomes: out.outcomes.length }),
+      };
+    },
+  },
+};
+
+/** All case ids, `op:model`, in report order. */
+export function caseIds() {
+  const ids = [];
+  for (const m of MODELS) for (const op of ["restore", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
+  for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
+  ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
+  return ids;
+}
+
+/** Static facts about a case, without loading anything. */
+export function caseInfo(id) {
+  const [op, model] = id.split(":");
+  const m = MODELS.find((x) => x.name === model);
+  return { id, op, model, label: OPS[op].label, needs: OPS[op].needs, services: m.services, kubeProxy: m.kubeProxy };
+}
+
+/** Why a case cannot run with this build, or `null`. */
+export function skipReason(lib, id) {
+  const { needs } = caseInfo(id);
+  if (needs === undefined) return null;
+  const features = detectFeatures(lib);
+  if (features[needs]) return null;
+  const missing = { save: "formatSave/generateState", checked: "modelFromKubernetes", sync: "createSync", parse: "parseRules", trace: "traceRules" };
+  return `dist/ does not export ${missing[needs]} yet`;
+}
+
+/** Loads the input and sets a case up: `{ prepare(), run(state), describe(output) }`. */
+export function setupCase(lib, id) {
+  const { op, model } = caseInfo(id);
+  return OPS[op].setup(lib, readClusterInput(model));
+}

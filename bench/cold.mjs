@@ -1,0 +1,26 @@
+// One cold run of one case in this fresh process: nothing of the library has run yet (no JIT,
+// empty hash caches). Run by run.mjs as `node --expose-gc [--trace-gc] bench/cold.mjs CASE`;
+// prints `@@BEGIN`/`@@END` around the timed call (so run.mjs can read the --trace-gc lines in
+// between) and one `@@RESULT {json}` line.
+import { writeSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
+import { setupCase } from "./cases.mjs";
+import { loadLibrary } from "./load.mjs";
+
+const id = process.argv[2];
+const lib = await loadLibrary();
+const bench = setupCase(lib, id);
+const state = bench.prepare();
+globalThis.gc?.();
+const heapBefore = getHeapStatistics().used_heap_size;
+// Synchronous writes keep the markers in order with V8's --trace-gc lines on the same fd.
+writeSync(1, "@@BEGIN\n");
+const c0 = process.cpuUsage();
+const t0 = performance.now();
+const output = bench.run(state);
+const ms = performance.now() - t0;
+const cpu = process.cpuUsage(c0);
+writeSync(1, "@@END\n");
+const heapAfter = getHeapStatistics().used_heap_size;
+const result = { id, ms, cpuMs: (cpu.user + cpu.system) / 1000, heapBefore, heapAfter, maxRSS: process.resourceUsage().maxRSS * 1024, ...bench.describe(output) };
+writeSync(1, `@@RESULT ${JSON.stringify(result)}\n`);

@@ -1,0 +1,98 @@
+// `kube-iptables diff OLD NEW`: what changes between two rule states, as a summary or as the
+// iptables-restore --noflush delta. Each side is a cluster file (rules generated as on an empty
+// kernel) or rules text: iptables-save output, or iptables-restore input applied to an empty
+// kernel. With rules text on either side only kube-proxy's own chains are compared, so that a
+// node's dump (Docker, CNI and kubelet chains included) answers "what would kube-proxy change".
+import { parseArgs } from "node:util";
+import { diffRules, formatDelta, isKubeProxyChain, summarizeDiff } from "../diff/index.js";
+import { formatProblem } from "../errors.js";
+import { detectTextForm } from "../format/detect.js";
+import { parseRules } from "../format/parse.js";
+import { generateState } from "../generate/rules.js";
+import { tryApplyRestore } from "../ir/state.js";
+import type { IPFamily, RuleSet } from "../ir/types.js";
+import { prepareCluster } from "../kube/from-kubernetes.js";
+import { readClusterText } from "../kube/read-input.js";
+import { readInput, writeErr, writeOut } from "./io.js";
+import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
+import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
+
+const FORMATS = new Set(["summary", "restore"]);
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { ...NODE_OPTIONS, format: { type: "string" }, "all-chains": { type: "boolean" } },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+type Values = ReturnType<typeof parse>["values"];
+
+interface Side {
+  readonly state: RuleSet;
+  readonly isRules: boolean;
+}
+
+/** Reads one side, or prints its problems and returns null. */
+function readSide(file: string, values: Values, family: IPFamily | undefined): Side | null {
+  let text: string;
+  try {
+    text = readInput(file);
+  } catch (e) {
+    writeErr((e as Error).message);
+    return null;
+  }
+  const form = detectTextForm(text);
+  if (form === "cluster") {
+    const read = readClusterText(text);
+    if (read.input === null || read.problems.length > 0) {
+      for (const p of read.problems) writeErr(`${file}: ${formatProblem(p)}`);
+      return null;
+    }
+    const config = applyNodeOptions(read.input.config, values);
+    const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
+    const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
+    for (const p of prepared.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    if (prepared.model === null) return null;
+    return { state: generateState(prepared.model), isRules: false };
+  }
+  const parsed = parseRules(text, family === undefined ? {} : { family });
+  if (parsed.problems.length > 0) {
+    for (const p of parsed.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    return null;
+  }
+  if (form === "save") return { state: parsed.ruleSet, isRules: true };
+  const applied = tryApplyRestore(undefined, parsed.ruleSet, { noflush: false });
+  if (applied.problems.length > 0) {
+    for (const p of applied.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    return null;
+  }
+  return { state: applied.ruleSet, isRules: true };
+}
+
+/** Runs `diff` and returns the exit code. */
+export function runDiff(argv: readonly string[]): number {
+  const { values, positionals } = parse(argv);
+  if (positionals.length !== 2)
+    throw new UsageError("diff takes two files: OLD NEW (either may be - for stdin)");
+  const format = values.format ?? "summary";
+  if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected summary or restore`);
+  if (values.family === "both") throw new UsageError("diff compares one family: --family IPv4 or IPv6");
+  const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
+  const [oldFile, newFile] = positionals as [string, string];
+  const oldSide = readSide(oldFile, values, family);
+  if (oldSide === null) return EXIT_INPUT;
+  // The rules side takes its family from the cluster side when none was given.
+  const newSide = readSide(newFile, values, family ?? (oldSide.isRules ? undefined : oldSide.state.family));
+  if (newSide === null) return EXIT_INPUT;
+  const ownedOnly = values["all-chains"] !== true && (oldSide.isRules || newSide.isRules);
+  const diff = diffRules(oldSide.state, newSide.state, ownedOnly ? { chains: isKubeProxyChain } : {});
+  writeOut(format === "restore" ? formatDelta(diff) : summarizeDiff(diff));
+  return EXIT_OK;
+}

@@ -1,0 +1,81 @@
+/**
+ * A diff → the `iptables-restore --noflush` payload that turns OLD's state into NEW's, safe at
+ * every step: new chains are declared (in the header) before any rule jumps to them, changed
+ * per-service chains are rewritten (declared = flushed, then `-A`), other chains are edited rule
+ * by rule, and removed chains are flushed by their declaration and deleted (`-X`) only at the end,
+ * after the rules that jumped to them are gone.
+ *
+ * @module
+ */
+import { formatRestore } from "../format/restore.js";
+import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
+import type { ChainDiff, RuleSetDiff } from "./diff-rules.js";
+import { editChain } from "./edit-script.js";
+
+const SERVICE_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
+
+function isServiceChain(chain: string): boolean {
+  return SERVICE_PREFIXES.some((p) => chain.startsWith(p));
+}
+
+function tableDelta(name: string, chains: readonly ChainDiff[]): Table | null {
+  const decls: ChainDeclaration[] = [];
+  const writes: Entry[] = [];
+  const edits: Entry[] = [];
+  const deletes: Entry[] = [];
+  for (const d of chains) {
+    const builtin = isBuiltinChain(name, d.chain);
+    if (d.status === "added") {
+      decls.push({ name: d.chain, policy: builtin ? (d.policy?.new ?? "ACCEPT") : null });
+      for (const rule of d.new.rules)
+        writes.push({ kind: "rule", op: "-A", chain: d.chain, args: rule.args });
+    } else if (d.status === "removed") {
+      if (builtin) continue; // built-in chains cannot go; their rules are removed with the table
+      decls.push({ name: d.chain, policy: null });
+      deletes.push({ kind: "chain", op: "-X", chain: d.chain });
+    } else if (isServiceChain(d.chain)) {
+      decls.push({ name: d.chain, policy: null });
+      for (const rule of d.new.rules)
+        writes.push({ kind: "rule", op: "-A", chain: d.chain, args: rule.args });
+    } else {
+      if (builtin && d.policy !== undefined && d.policy.new !== null) {
+        edits.push({ kind: "policy", op: "-P", chain: d.chain, policy: d.policy.new });
+      }
+      editChain(d.chain, d.old, d.new, 0, d.old.rules.length, edits);
+    }
+  }
+  if (decls.length === 0 && writes.length === 0 && edits.length === 0 && deletes.length === 0) return null;
+  return { name, chains: decls, entries: [...writes, ...edits, ...deletes] };
+}
+
+/**
+ * The payload that turns OLD into NEW with `iptables-restore --noflush`.
+ *
+ * @param diff - From `diffRules(old, new)`.
+ * @returns A payload RuleSet (print it with `formatRestore`, or use {@link formatDelta}).
+ * @example
+ * formatRestore(deltaOf(diffRules(old, next)))
+ * // "*nat\n:KUBE-SEP-NEW - [0:0]\n:KUBE-SVC-X - [0:0]\n-A KUBE-SEP-NEW …\n-X KUBE-SEP-OLD\nCOMMIT\n"
+ */
+export function deltaOf(diff: RuleSetDiff): RuleSet {
+  const tables: Table[] = [];
+  for (const t of diff.tables) {
+    const table = tableDelta(t.name, t.chains);
+    if (table !== null) tables.push(table);
+  }
+  return { family: diff.family, tables };
+}
+
+/**
+ * The `iptables-restore --noflush` text that turns OLD's state into NEW's; `""` when they are
+ * equal.
+ *
+ * @param diff - From `diffRules(old, new)`.
+ * @returns The restore text.
+ * @example
+ * formatDelta(diffRules(state, state)) // ""
+ */
+export function formatDelta(diff: RuleSetDiff): string {
+  const delta = deltaOf(diff);
+  return delta.tables.length === 0 ? "" : formatRestore(delta);
+}

@@ -1,0 +1,216 @@
+/**
+ * Two rule sets (states) → what changed, per table and chain. Rules compare by their canonical
+ * text (what iptables-save prints), so a rule written in kube-proxy's order and the same rule as
+ * a node's iptables-save prints it are equal.
+ *
+ * @module
+ */
+import { canonicalizeRuleCached, formatCanonicalRule } from "../ir/canonical.js";
+import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import { commonSubsequence, type RuleList } from "./edit-script.js";
+
+/** What changed in one chain present on both sides (or added, or removed). */
+export interface ChainDiff {
+  /** The chain. */
+  readonly chain: string;
+  /** `added`: only in NEW; `removed`: only in OLD; `changed`: in both, rules differ. */
+  readonly status: "added" | "removed" | "changed";
+  /** OLD's policy and NEW's, when a built-in chain's policy changed. */
+  readonly policy?: { readonly old: string | null; readonly new: string | null };
+  /** Rules of NEW not kept from OLD. */
+  readonly addedRules: readonly Rule[];
+  /** Rules of OLD not kept in NEW. */
+  readonly removedRules: readonly Rule[];
+  /** Whether rules present on both sides changed their relative order. */
+  readonly reordered: boolean;
+  /** OLD's rules with their canonical keys (empty for an added chain). */
+  readonly old: RuleList;
+  /** NEW's rules with their canonical keys (empty for a removed chain). */
+  readonly new: RuleList;
+}
+
+/** What changed in one table. */
+export interface TableDiff {
+  /** The table. */
+  readonly name: string;
+  /** Chains only in NEW, in NEW's order. */
+  readonly chainsAdded: readonly string[];
+  /** Chains only in OLD, in OLD's order. */
+  readonly chainsRemoved: readonly string[];
+  /** Every chain that differs (added, removed or changed), in NEW's order then OLD's. */
+  readonly chains: readonly ChainDiff[];
+}
+
+/** What changed between two rule sets. */
+export interface RuleSetDiff {
+  /** The family. */
+  readonly family: IPFamily;
+  /** Tables with a difference. */
+  readonly tables: readonly TableDiff[];
+}
+
+/** Options of {@link diffRules}. */
+export interface DiffOptions {
+  /** Compare only the chains for which this returns true (others are left alone). */
+  readonly chains?: (table: string, chain: string) => boolean;
+}
+
+const SERVICE_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
+const FIXED = {
+  filter: new Set([
+    "KUBE-SERVICES",
+    "KUBE-EXTERNAL-SERVICES",
+    "KUBE-FORWARD",
+    "KUBE-NODEPORTS",
+    "KUBE-PROXY-FIREWALL",
+    "KUBE-FIREWALL",
+  ]),
+  nat: new Set(["KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-POSTROUTING", "KUBE-MARK-MASQ"]),
+} as const;
+
+/**
+ * Whether kube-proxy (iptables mode) owns a chain: its fixed filter and nat chains and its
+ * per-service chains. Built-in chains and other KUBE-* chains (kubelet's canaries) are not its.
+ *
+ * @example
+ * isKubeProxyChain("nat", "KUBE-SEP-ABC") // true
+ * isKubeProxyChain("filter", "INPUT")     // false
+ */
+export function isKubeProxyChain(table: string, chain: string): boolean {
+  if (table === "nat" && SERVICE_PREFIXES.some((p) => chain.startsWith(p))) return true;
+  return (table === "filter" || table === "nat") && FIXED[table].has(chain);
+}
+
+/** The canonical key of a rule: its iptables-save text without the chain (argv if it cannot be canonicalized). */
+export function canonicalKey(rule: Rule, family: IPFamily): string {
+  const c = canonicalizeRuleCached(rule, family);
+  return c.ok ? formatCanonicalRule("", c.rule) : `\u0000${rule.args.join(" ")}`;
+}
+
+interface ChainView {
+  readonly policy: string | null;
+  readonly rules: Rule[];
+}
+
+function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): Map<string, ChainView> {
+  const out = new Map<string, ChainView>();
+  if (table === undefined) return out;
+  for (const d of table.chains) if (keep(d.name)) out.set(d.name, { policy: d.policy, rules: [] });
+  for (const e of table.entries) {
+    if (e.kind !== "rule" || e.op !== "-A" || !keep(e.chain)) continue;
+    let view = out.get(e.chain);
+    if (view === undefined) {
+      view = { policy: null, rules: [] };
+      out.set(e.chain, view);
+    }
+    view.rules.push(e);
+  }
+  return out;
+}
+
+function listOf(rules: readonly Rule[], family: IPFamily): RuleList {
+  return { rules, keys: rules.map((r) => canonicalKey(r, family)) };
+}
+
+const EMPTY: RuleList = { rules: [], keys: [] };
+
+function countKeys(keys: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+}
+
+function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamily): ChainDiff | null {
+  const old = listOf(a.rules, family);
+  const next = listOf(b.rules, family);
+  const policy = a.policy !== b.policy ? { old: a.policy, new: b.policy } : undefined;
+  const kept = commonSubsequence(old.keys, next.keys);
+  if (kept.length === old.keys.length && kept.length === next.keys.length && policy === undefined)
+    return null;
+  const keptOld = new Set(kept.map(([i]) => i));
+  const keptNew = new Set(kept.map(([, j]) => j));
+  const removedRules = old.rules.filter((_, i) => !keptOld.has(i));
+  const addedRules = next.rules.filter((_, j) => !keptNew.has(j));
+  // Reordered: the rules both sides share (as multisets) outnumber the ones kept in place.
+  const oc = countKeys(old.keys);
+  let shared = 0;
+  for (const [k, n] of countKeys(next.keys)) shared += Math.min(n, oc.get(k) ?? 0);
+  return {
+    chain,
+    status: "changed",
+    ...(policy === undefined ? {} : { policy }),
+    addedRules,
+    removedRules,
+    reordered: shared > kept.length,
+    old,
+    new: next,
+  };
+}
+
+/**
+ * Compares two rule sets (kernel states: declarations and `-A` rules) chain by chain.
+ *
+ * @param oldState - What the kernel holds.
+ * @param newState - What it should hold.
+ * @param options - Which chains to compare (default: all).
+ * @returns Per table: chains added and removed, and per chain the rules added, removed, reordered.
+ * @example
+ * const d = diffRules(generateState(before), parseRulesOrThrow(nodeDump));
+ * d.tables.find((t) => t.name === "nat")?.chainsAdded // ["KUBE-SEP-…"]
+ */
+export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOptions = {}): RuleSetDiff {
+  const family = newState.family;
+  const filter = options.chains;
+  const names: string[] = [];
+  for (const t of [...newState.tables, ...oldState.tables]) if (!names.includes(t.name)) names.push(t.name);
+  const tables: TableDiff[] = [];
+  for (const name of names) {
+    const keep = (chain: string): boolean => filter === undefined || filter(name, chain);
+    const a = chainsOf(
+      oldState.tables.find((t) => t.name === name),
+      keep,
+    );
+    const b = chainsOf(
+      newState.tables.find((t) => t.name === name),
+      keep,
+    );
+    const chains: ChainDiff[] = [];
+    const chainsAdded: string[] = [];
+    const chainsRemoved: string[] = [];
+    for (const [chain, view] of b) {
+      const before = a.get(chain);
+      if (before === undefined) {
+        chainsAdded.push(chain);
+        const list = listOf(view.rules, family);
+        chains.push({
+          chain,
+          status: "added",
+          addedRules: list.rules,
+          removedRules: [],
+          reordered: false,
+          old: EMPTY,
+          new: list,
+        });
+        continue;
+      }
+      const d = compareChain(chain, before, view, family);
+      if (d !== null) chains.push(d);
+    }
+    for (const [chain, view] of a) {
+      if (b.has(chain)) continue;
+      chainsRemoved.push(chain);
+      const list = listOf(view.rules, family);
+      chains.push({
+        chain,
+        status: "removed",
+        addedRules: [],
+        removedRules: list.rules,
+        reordered: false,
+        old: list,
+        new: EMPTY,
+      });
+    }
+    if (chains.length > 0) tables.push({ name, chainsAdded, chainsRemoved, chains });
+  }
+  return { family, tables };
+}

@@ -1,0 +1,87 @@
+/**
+ * A diff → readable text, grouped by the Service a change belongs to (told by the rule's
+ * comment, `ns/name:port …`, or by the per-service chain it is in), then the rest per chain.
+ *
+ * @module
+ */
+import { canonicalizeRuleCached } from "../ir/canonical.js";
+import type { IPFamily, Rule } from "../ir/types.js";
+import type { RuleSetDiff } from "./diff-rules.js";
+
+interface Group {
+  added: number;
+  removed: number;
+  chainsAdded: string[];
+  chainsRemoved: string[];
+  reordered: string[];
+}
+
+// The first word of a kube-proxy comment names the service port (`ns/name:port`, `ns/name`).
+function serviceOf(rule: Rule, family: IPFamily): string | null {
+  const c = canonicalizeRuleCached(rule, family);
+  let text: string | undefined;
+  if (c.ok) {
+    for (const m of c.rule.matches) if (m.kind === "comment") text = m.comment;
+  } else {
+    const at = rule.args.indexOf("--comment");
+    if (at >= 0) text = rule.args[at + 1];
+  }
+  if (text === undefined) return null;
+  const word = text.split(" ")[0] ?? "";
+  return /^[a-z0-9.-]+\/[a-z0-9.-]+(?::\S+)?$/.test(word) ? word : null;
+}
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/**
+ * Summarizes a diff, one line per Service (or per chain for changes no Service claims).
+ *
+ * @param diff - From `diffRules`.
+ * @returns The text, `"no changes\n"` when there are none.
+ * @example
+ * summarizeDiff(diffRules(old, next))
+ * // "default/web:http: +2 rules, -1 rule; chains added KUBE-SEP-…\n"
+ */
+export function summarizeDiff(diff: RuleSetDiff): string {
+  const groups = new Map<string, Group>();
+  const group = (name: string): Group => {
+    let g = groups.get(name);
+    if (g === undefined) {
+      g = { added: 0, removed: 0, chainsAdded: [], chainsRemoved: [], reordered: [] };
+      groups.set(name, g);
+    }
+    return g;
+  };
+  for (const table of diff.tables) {
+    for (const c of table.chains) {
+      // A per-service chain belongs to the Service its rules name; else to the chain itself.
+      const own = [...c.new.rules, ...c.old.rules]
+        .map((r) => serviceOf(r, diff.family))
+        .find((s) => s !== null);
+      const perService = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(c.chain);
+      const chainGroup = perService && own !== undefined && own !== null ? own : `${table.name} ${c.chain}`;
+      if (c.status === "added") group(chainGroup).chainsAdded.push(c.chain);
+      if (c.status === "removed") group(chainGroup).chainsRemoved.push(c.chain);
+      if (c.reordered) group(chainGroup).reordered.push(c.chain);
+      for (const r of c.addedRules)
+        group(perService ? chainGroup : (serviceOf(r, diff.family) ?? chainGroup)).added++;
+      for (const r of c.removedRules)
+        group(perService ? chainGroup : (serviceOf(r, diff.family) ?? chainGroup)).removed++;
+    }
+  }
+  if (groups.size === 0) return "no changes\n";
+  const lines: string[] = [];
+  for (const name of [...groups.keys()].sort()) {
+    const g = groups.get(name) as Group;
+    const parts: string[] = [];
+    const counts: string[] = [];
+    if (g.added > 0) counts.push(`+${plural(g.added, "rule")}`);
+    if (g.removed > 0) counts.push(`-${plural(g.removed, "rule")}`);
+    if (counts.length > 0) parts.push(counts.join(", "));
+    if (g.chainsAdded.length > 0) parts.push(`chains added ${g.chainsAdded.join(" ")}`);
+    if (g.chainsRemoved.length > 0) parts.push(`chains removed ${g.chainsRemoved.join(" ")}`);
+    if (g.reordered.length > 0) parts.push(`reordered ${g.reordered.join(" ")}`);
+    lines.push(`${name}: ${parts.join("; ")}`);
+  }
+  return `${lines.join("\n")}\n`;
+}

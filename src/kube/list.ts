@@ -1,0 +1,185 @@
+/**
+ * Reading a Kubernetes `List` as `kubectl get svc,endpointslices -A -o json` prints it (or a
+ * typed `ServiceList` / `EndpointSliceList` from the API): sorting its items into Services and
+ * EndpointSlices while remembering where each came from, so that problems found later can name
+ * the item's own path (`items[3].spec.ports[0].port`).
+ *
+ * @module
+ */
+import type { Problem } from "../errors.js";
+import { OBJECT_PATH_HEAD, OBJECT_REF } from "./patterns.js";
+import { validateClusterInput } from "./validate.js";
+import { describe, isObject, Report, show } from "./validate-report.js";
+
+/** The kinds this library reads, with the only apiVersion it reads each in. */
+const KINDS: Readonly<Record<string, string>> = { Service: "v1", EndpointSlice: "discovery.k8s.io/v1" };
+/** List kinds, with the kind of their items when the items carry none. */
+const LIST_KINDS: Readonly<Record<string, ItemKind | undefined>> = {
+  List: undefined,
+  ServiceList: "Service",
+  EndpointSliceList: "EndpointSlice",
+};
+
+/** A kind of object this library reads. */
+export type ItemKind = "Service" | "EndpointSlice";
+
+/** A List split into the two kinds of objects, each with the path it had in the List. */
+export interface SplitList {
+  /** The Service items, in List order. */
+  readonly services: readonly unknown[];
+  /** The EndpointSlice items, in List order. */
+  readonly endpointSlices: readonly unknown[];
+  /** `servicePaths[i]` is where `services[i]` was: `items[4]`. */
+  readonly servicePaths: readonly string[];
+  /** `endpointSlicePaths[i]` is where `endpointSlices[i]` was. */
+  readonly endpointSlicePaths: readonly string[];
+  /** Problems with the List itself and with item kinds (items with problems are left out). */
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * Checks the kind of every item of a List: `Service` (apiVersion `v1`) and `EndpointSlice`
+ * (apiVersion `discovery.k8s.io/v1`) are read; any other kind is an `UNKNOWN_KIND` error at the
+ * item's path. A missing apiVersion is accepted; a missing kind is too when `defaultKind` is
+ * given (the items of a typed `ServiceList` carry none).
+ *
+ * @param items - the List's `items`
+ * @param defaultKind - the kind of items without one
+ * @returns the problems, one per bad item
+ * @example
+ * validateObjectKinds([{ kind: "Service" }, { kind: "Pod" }])
+ * // [{ code: "UNKNOWN_KIND", path: "items[1]", severity: "error",
+ * //    message: 'kind "Pod" is not read here (only Service and EndpointSlice)' }]
+ */
+export function validateObjectKinds(items: readonly unknown[], defaultKind?: ItemKind): Problem[] {
+  const r = new Report();
+  r.enter("items");
+  for (let i = 0; i < items.length; i++) checkItem(r, items, i, defaultKind);
+  r.leave();
+  return r.problems;
+}
+
+/** The kind of `items[index]` when it is one this library reads; reports it otherwise. */
+function checkItem(
+  r: Report,
+  items: readonly unknown[],
+  index: number,
+  defaultKind: ItemKind | undefined,
+): ItemKind | undefined {
+  const item = items[index];
+  if (!isObject(item)) {
+    r.error("TYPE", index, `expected a Kubernetes object, got ${describe(item)}`);
+    return undefined;
+  }
+  const kind = item.kind ?? defaultKind;
+  if (kind === undefined || kind === null) {
+    r.enter(index);
+    r.error("REQUIRED", "kind", "is required to tell a Service from an EndpointSlice");
+    r.leave();
+    return undefined;
+  }
+  const version = typeof kind === "string" && Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
+  if (version === undefined) {
+    r.error("UNKNOWN_KIND", index, `kind ${show(kind)} is not read here (only Service and EndpointSlice)`);
+    return undefined;
+  }
+  const apiVersion = item.apiVersion;
+  if (apiVersion !== undefined && apiVersion !== version) {
+    r.error(
+      "UNKNOWN_KIND",
+      index,
+      `${String(kind)} of apiVersion ${show(apiVersion)} is not read here (only ${version})`,
+    );
+    return undefined;
+  }
+  return kind as ItemKind;
+}
+
+/**
+ * Splits a Kubernetes `List` (or a `ServiceList` / `EndpointSliceList`) into Services and
+ * EndpointSlices, keeping each object's original path. Never throws; items of other kinds are
+ * reported (see {@link validateObjectKinds}) and left out.
+ *
+ * @param list - the parsed `kubectl ... -o json` (or `-o yaml`) output
+ * @returns the two arrays, the paths they came from, and the problems
+ * @example
+ * const split = splitKubernetesList({ apiVersion: "v1", kind: "List", items: [
+ *   { kind: "EndpointSlice", metadata: {} }, { kind: "Service", metadata: {} }] });
+ * split.servicePaths       // ["items[1]"]
+ * split.endpointSlicePaths // ["items[0]"]
+ */
+export function splitKubernetesList(list: unknown): SplitList {
+  const r = new Report();
+  const services: unknown[] = [];
+  const endpointSlices: unknown[] = [];
+  const servicePaths: string[] = [];
+  const endpointSlicePaths: string[] = [];
+  const out = { services, endpointSlices, servicePaths, endpointSlicePaths, problems: r.problems };
+  if (!isObject(list)) {
+    r.error("TYPE", undefined, `expected a Kubernetes List, got ${describe(list)}`);
+    return out;
+  }
+  const kind = list.kind ?? "List";
+  if (typeof kind !== "string" || !Object.hasOwn(LIST_KINDS, kind)) {
+    r.error(
+      "UNKNOWN_KIND",
+      "kind",
+      `${show(kind)} is not a list kind (List, ServiceList or EndpointSliceList)`,
+    );
+    return out;
+  }
+  const items = list.items;
+  if (!Array.isArray(items)) {
+    if (items === undefined || items === null) r.error("REQUIRED", "items", "is required");
+    else r.error("TYPE", "items", `expected an array, got ${describe(items)}`);
+    return out;
+  }
+  const defaultKind = LIST_KINDS[kind];
+  r.enter("items");
+  for (let i = 0; i < items.length; i++) {
+    const found = checkItem(r, items, i, defaultKind);
+    if (found === "Service") {
+      services.push(items[i]);
+      servicePaths.push(`items[${i}]`);
+    } else if (found === "EndpointSlice") {
+      endpointSlices.push(items[i]);
+      endpointSlicePaths.push(`items[${i}]`);
+    }
+  }
+  r.leave();
+  return out;
+}
+
+/**
+ * Rewrites the paths of problems found in `{services, endpointSlices}` built from a split List
+ * so that they name the List items: `services[0].spec` → `items[3].spec` (references to other
+ * objects inside messages too).
+ *
+ * @example
+ * remapListPaths([problem("INVALID_VALUE", "services[0].spec.ports[0].port", "…")], split)
+ * // path "items[3].spec.ports[0].port"
+ */
+export function remapListPaths(problems: readonly Problem[], split: SplitList): Problem[] {
+  const origin = (whole: string, head: string, index: string): string =>
+    (head === "services" ? split.servicePaths : split.endpointSlicePaths)[Number(index)] ?? whole;
+  return problems.map((p) => {
+    const m = OBJECT_PATH_HEAD.exec(p.path);
+    const path = m === null ? p.path : origin(m[0], m[1] ?? "", m[2] ?? "") + p.path.slice(m[0].length);
+    const message = p.message.replace(OBJECT_REF, origin);
+    return path === p.path && message === p.message ? p : { ...p, path, message };
+  });
+}
+
+/**
+ * Validates a Kubernetes List of Services and EndpointSlices: its kinds, then every object as
+ * {@link validateClusterInput} does, with paths naming the List's items.
+ *
+ * @example
+ * validateKubernetesList({ kind: "List", items: [{ kind: "Pod" }] })
+ * // [{ code: "UNKNOWN_KIND", path: "items[0]", … }]
+ */
+export function validateKubernetesList(list: unknown): Problem[] {
+  const split = splitKubernetesList(list);
+  const found = validateClusterInput({ services: split.services, endpointSlices: split.endpointSlices });
+  return [...split.problems, ...remapListPaths(found, split)];
+}

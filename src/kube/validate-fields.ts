@@ -1,0 +1,221 @@
+/**
+ * Field readers and value checks shared by the validators. Readers treat `null` like an absent
+ * field (as Go's JSON decoding does) and report a `TYPE` problem for a value of the wrong JSON
+ * type; checks report `INVALID_VALUE`, `UNSAFE_TEXT` or `REQUIRED`.
+ *
+ * @module
+ */
+
+import type { IPFamily } from "../model/types.js";
+import { cidrProblem, ipProblem } from "./addresses.js";
+import { labelKey, labelValue, type NameRule, unsafeTextProblem } from "./validate-names.js";
+import {
+  choices,
+  describe,
+  isObject,
+  type JsonObject,
+  type PathKey,
+  type Report,
+  show,
+} from "./validate-report.js";
+
+/** Reports a `TYPE` problem: `expected a string, got the number 5`. */
+export function typeError(r: Report, key: PathKey | undefined, want: string, value: unknown): void {
+  r.error("TYPE", key, `expected ${want}, got ${describe(value)}`);
+}
+
+/** Whether a field is absent (missing or `null`). */
+export function isAbsent(value: unknown): value is undefined | null {
+  return value === undefined || value === null;
+}
+
+/** Reads an optional string field. */
+export function readString(r: Report, obj: JsonObject, key: string): string | undefined {
+  const v = obj[key];
+  if (typeof v === "string") return v;
+  if (!isAbsent(v)) typeError(r, key, "a string", v);
+  return undefined;
+}
+
+/** Reads an optional number field (any JSON number). */
+export function readNumber(r: Report, obj: JsonObject, key: string): number | undefined {
+  const v = obj[key];
+  if (typeof v === "number") return v;
+  if (!isAbsent(v)) typeError(r, key, "a number", v);
+  return undefined;
+}
+
+/** Reads an optional boolean field. */
+export function readBoolean(r: Report, obj: JsonObject, key: string): boolean | undefined {
+  const v = obj[key];
+  if (typeof v === "boolean") return v;
+  if (!isAbsent(v)) typeError(r, key, "true or false", v);
+  return undefined;
+}
+
+/** Reads an optional object field. */
+export function readObject(r: Report, obj: JsonObject, key: string): JsonObject | undefined {
+  const v = obj[key];
+  if (isObject(v)) return v;
+  if (!isAbsent(v)) typeError(r, key, "an object", v);
+  return undefined;
+}
+
+/** Reads an optional array field. */
+export function readArray(r: Report, obj: JsonObject, key: string): readonly unknown[] | undefined {
+  const v = obj[key];
+  if (Array.isArray(v)) return v;
+  if (!isAbsent(v)) typeError(r, key, "an array", v);
+  return undefined;
+}
+
+/** Reads a required field with `read`; reports `REQUIRED` (with `message`) when it is absent. */
+export function required<T>(
+  r: Report,
+  obj: JsonObject,
+  key: string,
+  read: (r: Report, obj: JsonObject, key: string) => T | undefined,
+  message: string,
+): T | undefined {
+  if (isAbsent(obj[key])) {
+    r.error("REQUIRED", key, message);
+    return undefined;
+  }
+  return read(r, obj, key);
+}
+
+/** The element `index` of an array if it is a string; reports a `TYPE` problem otherwise. */
+export function stringAt(r: Report, items: readonly unknown[], index: number): string | undefined {
+  const v = items[index];
+  if (typeof v === "string") return v;
+  typeError(r, index, "a string", v);
+  return undefined;
+}
+
+/** The element `index` of an array if it is an object; reports a `TYPE` problem otherwise. */
+export function objectAt(r: Report, items: readonly unknown[], index: number): JsonObject | undefined {
+  const v = items[index];
+  if (isObject(v)) return v;
+  typeError(r, index, "an object", v);
+  return undefined;
+}
+
+/** Checks a port number: an integer 1–65535. */
+export function checkPort(r: Report, key: PathKey, value: number): boolean {
+  if (Number.isInteger(value) && value >= 1 && value <= 65535) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} is not a port number (1-65535)`);
+  return false;
+}
+
+/** Checks an integer in `[min, max]`; `what` names the range in the message. */
+export function checkInteger(
+  r: Report,
+  key: PathKey,
+  value: number,
+  min: number,
+  max: number,
+  what: string,
+): boolean {
+  if (Number.isInteger(value) && value >= min && value <= max) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} is not ${what} (${min}-${max})`);
+  return false;
+}
+
+/** Checks that a string is one of `allowed`; `noun` names the kind of value (`a protocol`). */
+export function checkEnum<T extends string>(
+  r: Report,
+  key: PathKey,
+  value: string,
+  allowed: readonly T[],
+  noun: string,
+): value is T {
+  if ((allowed as readonly string[]).includes(value)) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} is not ${noun} (${choices(allowed)})`);
+  return false;
+}
+
+/** Checks that a string can be written into rule text: no quotes, backslashes or control characters. */
+export function checkSafeText(r: Report, key: PathKey, value: string): boolean {
+  const bad = unsafeTextProblem(value);
+  if (bad === undefined) return true;
+  r.error(
+    "UNSAFE_TEXT",
+    key,
+    `${show(value)} contains ${bad}, which cannot be written safely into iptables rules`,
+  );
+  return false;
+}
+
+/** Checks text safety, then a name rule; `noun` names the kind of name (`Service name`). */
+export function checkName(r: Report, key: PathKey, value: string, rule: NameRule, noun: string): boolean {
+  if (!checkSafeText(r, key, value)) return false;
+  const bad = rule(value);
+  if (bad === undefined) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} is not a valid ${noun}: ${bad}`);
+  return false;
+}
+
+/** Checks an IP address (of `family`, when given). */
+export function checkIP(r: Report, key: PathKey, value: string, family?: IPFamily): boolean {
+  const bad = ipProblem(value, family);
+  if (bad === undefined) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} ${bad}`);
+  return false;
+}
+
+/** Checks a CIDR; `text` is what is parsed (trimmed, say), `value` what the message shows. */
+export function checkCIDR(r: Report, key: PathKey, value: string, text: string = value): boolean {
+  const bad = cidrProblem(text);
+  if (bad === undefined) return true;
+  r.error("INVALID_VALUE", key, `${show(value)} ${bad}`);
+  return false;
+}
+
+/** Reads an optional array of strings and runs `check` on each. */
+export function checkStringList(
+  r: Report,
+  obj: JsonObject,
+  key: string,
+  check: (r: Report, index: number, value: string) => void,
+): readonly unknown[] | undefined {
+  const items = readArray(r, obj, key);
+  if (items === undefined) return undefined;
+  r.enter(key);
+  for (let i = 0; i < items.length; i++) {
+    const v = stringAt(r, items, i);
+    if (v !== undefined) check(r, i, v);
+  }
+  r.leave();
+  return items;
+}
+
+/** Reads an optional map of strings (annotations, selectors); checks only the value types. */
+export function checkStringMap(r: Report, obj: JsonObject, key: string): JsonObject | undefined {
+  const map = readObject(r, obj, key);
+  if (map === undefined) return undefined;
+  r.enter(key);
+  for (const k in map) {
+    const v = map[k];
+    if (typeof v !== "string") typeError(r, k, "a string", v);
+  }
+  r.leave();
+  return map;
+}
+
+/**
+ * Reads optional labels: string values, keys and values of label syntax (and text-safe, since
+ * label values such as the zone or the service name can reach rule text).
+ */
+export function checkLabels(r: Report, obj: JsonObject, key: string): JsonObject | undefined {
+  const map = readObject(r, obj, key);
+  if (map === undefined) return undefined;
+  r.enter(key);
+  for (const k in map) {
+    const v = map[k];
+    if (!checkName(r, k, k, labelKey, "label key")) continue;
+    if (typeof v !== "string") typeError(r, k, "a string", v);
+    else checkName(r, k, v, labelValue, "label value");
+  }
+  r.leave();
+  return map;
+}

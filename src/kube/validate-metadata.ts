@@ -1,0 +1,76 @@
+/**
+ * Validation of an object's `metadata`: name, namespace, labels and annotations.
+ *
+ * @module
+ */
+import {
+  checkLabels,
+  checkName,
+  checkStringMap,
+  readObject,
+  readString,
+  required,
+} from "./validate-fields.js";
+import { dns1123Label, type NameRule } from "./validate-names.js";
+import type { JsonObject, Report } from "./validate-report.js";
+
+/** Labels that make kube-proxy's informers ignore an object (`pkg/proxy` label selectors). */
+const UNWATCHED_LABELS: readonly string[] = [
+  "service.kubernetes.io/service-proxy-name",
+  "service.kubernetes.io/headless",
+];
+
+/** What the object validators need from `metadata`. */
+export interface MetadataFacts {
+  /** The name, when valid. */
+  readonly name: string | undefined;
+  /** The namespace, when valid. */
+  readonly namespace: string | undefined;
+  /** The labels, when an object. */
+  readonly labels: JsonObject | undefined;
+  /** kube-proxy does not watch the object (one of its labels filters it out). */
+  readonly unwatched: boolean;
+}
+
+const NONE: MetadataFacts = { name: undefined, namespace: undefined, labels: undefined, unwatched: false };
+
+/**
+ * Validates `obj.metadata`; the report's current path is the object.
+ *
+ * @param nameRule - the syntax of the object's name
+ * @param noun - the name's kind for messages (`Service name`)
+ */
+export function validateMetadata(
+  r: Report,
+  obj: JsonObject,
+  nameRule: NameRule,
+  noun: string,
+): MetadataFacts {
+  const meta = required(r, obj, "metadata", readObject, "is required");
+  if (meta === undefined) return NONE;
+  r.enter("metadata");
+  const name = required(r, meta, "name", readString, "is required");
+  const nameOk = name !== undefined && checkName(r, "name", name, nameRule, noun);
+  const namespace = required(r, meta, "namespace", readString, "is required");
+  const namespaceOk =
+    namespace !== undefined && checkName(r, "namespace", namespace, dns1123Label, "namespace");
+  const labels = checkLabels(r, meta, "labels");
+  let unwatched = false;
+  if (labels !== undefined) {
+    for (const label of UNWATCHED_LABELS) {
+      if (labels[label] === undefined) continue;
+      unwatched = true;
+      r.enter("labels");
+      r.warn("SKIPPED", label, `kube-proxy does not watch objects with the label ${label}`);
+      r.leave();
+    }
+  }
+  checkStringMap(r, meta, "annotations");
+  r.leave();
+  return {
+    name: nameOk ? name : undefined,
+    namespace: namespaceOk ? namespace : undefined,
+    labels,
+    unwatched,
+  };
+}

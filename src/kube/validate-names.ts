@@ -1,0 +1,127 @@
+/**
+ * Name syntax rules (the API server's, plus Linux interface names and text safety). Each
+ * function returns why a string breaks the rule, or `undefined` when it follows it.
+ *
+ * @module
+ */
+import {
+  BAD_INTERFACE_CHAR,
+  DNS1035_LABEL,
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  HAS_LETTER,
+  IANA_SVC_NAME_CHARS,
+  LABEL_VALUE,
+  UNSAFE_CHAR,
+} from "./patterns.js";
+
+/** A name rule: why `text` breaks it, or `undefined`. */
+export type NameRule = (text: string) => string | undefined;
+
+/**
+ * What makes a string unsafe in rule text: a quote, backslash, newline, NUL or other control
+ * character; `undefined` when there is none.
+ *
+ * @example
+ * unsafeTextProblem('a"b') // "a double quote"
+ * unsafeTextProblem("web") // undefined
+ */
+export function unsafeTextProblem(text: string): string | undefined {
+  const m = UNSAFE_CHAR.exec(text);
+  if (m === null) return undefined;
+  const ch = m[0];
+  switch (ch) {
+    case '"':
+      return "a double quote";
+    case "'":
+      return "a single quote";
+    case "\\":
+      return "a backslash";
+    case "\n":
+    case "\r":
+      return "a line break";
+    case "\u0000":
+      return "a NUL character";
+    default:
+      return `a control character (U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
+  }
+}
+
+/** DNS-1035 label (Service names). */
+export const dns1035Label: NameRule = (text) => {
+  if (text.length > 63) return "at most 63 characters";
+  if (!DNS1035_LABEL.test(text)) {
+    return "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit";
+  }
+  return undefined;
+};
+
+/** DNS-1123 label (namespaces, endpoint hostnames). */
+export const dns1123Label: NameRule = (text) => {
+  if (text.length > 63) return "at most 63 characters";
+  if (!DNS1123_LABEL.test(text)) {
+    return "lowercase letters, digits and '-', starting and ending with a letter or digit";
+  }
+  return undefined;
+};
+
+/** DNS-1123 subdomain (EndpointSlice names, node names, DNS names). */
+export const dns1123Subdomain: NameRule = (text) => {
+  if (text.length > 253) return "at most 253 characters";
+  if (!DNS1123_SUBDOMAIN.test(text)) {
+    return "lowercase letters, digits, '-' and '.', each part starting and ending with a letter or digit";
+  }
+  return undefined;
+};
+
+/** IANA_SVC_NAME (port names): the API server's `IsValidPortName`. */
+export const portName: NameRule = (text) => {
+  if (text.length > 15) return "at most 15 characters";
+  if (!IANA_SVC_NAME_CHARS.test(text)) return "only lowercase letters, digits and '-'";
+  if (!HAS_LETTER.test(text)) return "at least one letter";
+  if (text.startsWith("-") || text.endsWith("-")) return "no '-' at the start or end";
+  if (text.includes("--")) return "no '--'";
+  return undefined;
+};
+
+/** A label value (may be empty). */
+export const labelValue: NameRule = (text) => {
+  if (text.length > 63) return "at most 63 characters";
+  if (!LABEL_VALUE.test(text)) {
+    return "letters, digits, '-', '_' and '.', starting and ending with a letter or digit";
+  }
+  return undefined;
+};
+
+/** A label key: a qualified name, `[prefix/]name`. */
+export const labelKey: NameRule = (text) => {
+  const slash = text.indexOf("/");
+  const name = slash < 0 ? text : text.slice(slash + 1);
+  if (slash >= 0) {
+    const prefix = text.slice(0, slash);
+    if (prefix === "") return "the prefix before '/' is empty";
+    const bad = dns1123Subdomain(prefix);
+    if (bad !== undefined) return `the prefix before '/' is not a DNS subdomain (${bad})`;
+  }
+  if (name === "") return "the name is empty";
+  const bad = labelValue(name);
+  if (bad === undefined || slash < 0) return bad;
+  return `after the '/': ${bad}`;
+};
+
+function interfaceRule(max: number, what: string): NameRule {
+  return (text) => {
+    if (text === "") return "it is empty";
+    if (text.length > max) return `at most ${max} characters${what}`;
+    if (text === "." || text === "..") return "not '.' or '..'";
+    if (BAD_INTERFACE_CHAR.test(text)) return "no '/', ':', '!' or whitespace";
+    if (text.endsWith("+")) return "no '+' at the end (iptables reads it as a wildcard)";
+    return undefined;
+  };
+}
+
+/** A Linux interface name (`IFNAMSIZ` 16, so 15 characters). */
+export const interfaceName: NameRule = interfaceRule(15, "");
+
+/** An interface name prefix: iptables appends `+`, which must still fit in 15 characters. */
+export const interfacePrefix: NameRule = interfaceRule(14, ", so that the '+' iptables appends fits");

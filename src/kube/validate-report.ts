@@ -1,0 +1,148 @@
+/**
+ * The problem collector the validators share. It keeps the current JSON path as a stack of keys
+ * and turns it into a string only when a problem is reported, so valid input builds no paths.
+ *
+ * @module
+ */
+import { type ErrorCode, type Problem, problem, warning } from "../errors.js";
+import { MESSAGE_UNSAFE, PATH_IDENTIFIER } from "./patterns.js";
+
+/** One step of a JSON path: an object key or an array index. */
+export type PathKey = string | number;
+
+/** A plain JSON object. */
+export type JsonObject = Readonly<Record<string, unknown>>;
+
+/** Collects problems; `enter`/`leave` move the current path down and up one step. */
+export class Report {
+  /** Every problem so far, in the order found. */
+  readonly problems: Problem[] = [];
+  private readonly stack: PathKey[] = [];
+
+  /** Moves the current path down one step. */
+  enter(key: PathKey): void {
+    this.stack.push(key);
+  }
+
+  /** Moves the current path up one step. */
+  leave(): void {
+    this.stack.pop();
+  }
+
+  /** Reports an error at the current path, or at its child `key`. */
+  error(code: ErrorCode, key: PathKey | undefined, message: string): void {
+    this.problems.push(problem(code, this.path(key), message));
+  }
+
+  /** Reports a warning at the current path, or at its child `key`. */
+  warn(code: ErrorCode, key: PathKey | undefined, message: string): void {
+    this.problems.push(warning(code, this.path(key), message));
+  }
+
+  /** The current path (plus `key`) as a string: `services[3].spec.ports[0].port`. */
+  path(key?: PathKey): string {
+    let out = "";
+    for (const step of this.stack) out = appendKey(out, step);
+    return key === undefined ? out : appendKey(out, key);
+  }
+}
+
+/**
+ * Appends one step to a JSON path string.
+ *
+ * @example
+ * appendKey("services[0]", "spec")                        // "services[0].spec"
+ * appendKey("metadata.labels", "kubernetes.io/service-name") // 'metadata.labels["kubernetes.io/service-name"]'
+ */
+export function appendKey(path: string, key: PathKey): string {
+  if (typeof key === "number") return `${path}[${key}]`;
+  if (PATH_IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Whether a value is a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const MAX_SHOWN = 80;
+
+/**
+ * A value as a message shows it: strings quoted and escaped (so a message stays one line),
+ * long strings cut, numbers and booleans as written.
+ *
+ * @example
+ * show("a\nb") // '"a\\nb"'
+ * show(70000)  // "70000"
+ */
+export function show(value: unknown): string {
+  if (typeof value === "string") {
+    const cut = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
+    return JSON.stringify(cut).replace(MESSAGE_UNSAFE, escapeChar);
+  }
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return describe(value);
+}
+
+function escapeChar(ch: string): string {
+  return `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * A value's JSON type with the value, for type errors: `the number 5`, `null`, `an array`.
+ *
+ * @example
+ * describe([1]) // "an array"
+ * describe("x") // 'the string "x"'
+ */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return `the string ${show(value)}`;
+    case "number":
+      return `the number ${String(value)}`;
+    case "boolean":
+      return String(value);
+    case "object":
+      return "an object";
+    default:
+      return typeof value;
+  }
+}
+
+/**
+ * Lists items for a message: `TCP, UDP or SCTP` (or with `and`).
+ *
+ * @example
+ * choices(["a", "b", "c"])        // "a, b or c"
+ * choices(["a", "b", "c"], "and") // "a, b and c"
+ */
+export function choices(items: readonly string[], conjunction: "or" | "and" = "or"): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1] ?? ""}`;
+}
+
+/** A two-level map from namespace and name, so that lookups build no `namespace/name` strings. */
+export class NamespacedIndex<T> {
+  private readonly byNamespace = new Map<string, Map<string, T>>();
+
+  /** The value stored for `namespace/name`. */
+  get(namespace: string, name: string): T | undefined {
+    return this.byNamespace.get(namespace)?.get(name);
+  }
+
+  /** Stores `value` unless the key is taken; returns the value already stored, if any. */
+  add(namespace: string, name: string, value: T): T | undefined {
+    let names = this.byNamespace.get(namespace);
+    if (names === undefined) {
+      names = new Map();
+      this.byNamespace.set(namespace, names);
+    }
+    const existing = names.get(name);
+    if (existing !== undefined) return existing;
+    names.set(name, value);
+    return undefined;
+  }
+}

@@ -1,0 +1,514 @@
+/**
+ * Validation of one v1 Service with the API server's rules (`ValidateService`), plus warnings
+ * for what kube-proxy skips and text-safety checks for what reaches rule text.
+ *
+ * @module
+ */
+import type { IPFamily } from "../model/types.js";
+import { ipFamilyOf, specialIPProblem } from "./addresses.js";
+import {
+  checkCIDR,
+  checkEnum,
+  checkInteger,
+  checkIP,
+  checkName,
+  checkPort,
+  checkStringList,
+  checkStringMap,
+  isAbsent,
+  objectAt,
+  readArray,
+  readBoolean,
+  readNumber,
+  readObject,
+  readString,
+  required,
+  stringAt,
+  typeError,
+} from "./validate-fields.js";
+import { validateMetadata } from "./validate-metadata.js";
+import { dns1035Label, dns1123Subdomain, portName } from "./validate-names.js";
+import { type JsonObject, type Report, show } from "./validate-report.js";
+
+const TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"] as const;
+const FAMILIES = ["IPv4", "IPv6"] as const;
+const FAMILY_POLICIES = ["SingleStack", "PreferDualStack", "RequireDualStack"] as const;
+const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
+const POLICIES = ["Cluster", "Local"] as const;
+const AFFINITIES = ["None", "ClientIP"] as const;
+const IP_MODES = ["VIP", "Proxy"] as const;
+const DISTRIBUTIONS = ["PreferClose", "PreferSameZone", "PreferSameNode"] as const;
+
+type ServiceType = (typeof TYPES)[number];
+
+/** What the EndpointSlice checks need to know about a Service with a valid namespace and name. */
+export interface ServiceInfo {
+  /** Where it is: `services[index]`. */
+  readonly index: number;
+  /** Its namespace. */
+  readonly namespace: string;
+  /** Its name. */
+  readonly name: string;
+  /** kube-proxy skips the whole Service (headless, ExternalName, no cluster IP, unwatched). */
+  readonly skipped: boolean;
+  /** Its port names (`""` for unnamed), in step with {@link ServiceInfo.portProtocols}. */
+  readonly portNames: readonly string[];
+  /** Its port protocols (`TCP` when not given). */
+  readonly portProtocols: readonly string[];
+}
+
+/** Whether a Service has a port of this name and protocol. */
+export function hasPort(info: ServiceInfo, name: string, protocol: string): boolean {
+  for (let i = 0; i < info.portNames.length; i++) {
+    if (info.portNames[i] === name && info.portProtocols[i] === protocol) return true;
+  }
+  return false;
+}
+
+/**
+ * Validates `services[index]`; the report's current path is `services`.
+ *
+ * @returns what slices need to know about it, when its namespace and name are usable
+ */
+export function validateService(
+  r: Report,
+  services: readonly unknown[],
+  index: number,
+): ServiceInfo | undefined {
+  const svc = objectAt(r, services, index);
+  if (svc === undefined) return undefined;
+  r.enter(index);
+  const meta = validateMetadata(r, svc, dns1035Label, "Service name");
+  const spec = required(r, svc, "spec", readObject, "is required");
+  let info: ServiceInfo | undefined;
+  if (spec !== undefined) {
+    r.enter("spec");
+    const found = validateSpec(r, spec);
+    r.leave();
+    const type = found.type;
+    const ips = found.clusterIPs;
+    validateStatus(r, svc, type);
+    let skipped = true;
+    if (meta.unwatched) {
+      // already reported
+    } else if (type === "ExternalName") {
+      r.warn("SKIPPED", undefined, "ExternalName Service: kube-proxy makes no rules for it");
+    } else if (ips[0] === "None") {
+      r.warn("SKIPPED", undefined, "headless Service (clusterIP None): kube-proxy makes no rules for it");
+    } else if (ips.length === 0) {
+      r.warn("SKIPPED", undefined, "Service without a cluster IP: kube-proxy makes no rules for it");
+    } else {
+      skipped = false;
+    }
+    if (meta.name !== undefined && meta.namespace !== undefined) {
+      info = {
+        index,
+        namespace: meta.namespace,
+        name: meta.name,
+        skipped,
+        portNames: found.portNames,
+        portProtocols: found.portProtocols,
+      };
+    }
+  }
+  r.leave();
+  return info;
+}
+
+interface SpecFacts {
+  readonly type: ServiceType | undefined;
+  /** The cluster IPs as written (`clusterIPs`, else `[clusterIP]`), `""` left out. */
+  readonly clusterIPs: readonly string[];
+  readonly portNames: string[];
+  readonly portProtocols: string[];
+}
+
+function validateSpec(r: Report, spec: JsonObject): SpecFacts {
+  const type = readType(r, spec);
+  const nodePorts = type === "NodePort" || type === "LoadBalancer";
+
+  const clusterIPs = validateClusterIPs(r, spec, type);
+  const headless = clusterIPs[0] === "None";
+  const portNames: string[] = [];
+  const portProtocols: string[] = [];
+  validatePorts(r, spec, type, headless, nodePorts, portNames, portProtocols);
+
+  const externalIPs = checkStringList(r, spec, "externalIPs", checkExternalIP);
+  const ranges = checkStringList(r, spec, "loadBalancerSourceRanges", checkSourceRange);
+  if (ranges !== undefined && ranges.length > 0 && type !== "LoadBalancer" && type !== undefined) {
+    r.error(
+      "INVALID_VALUE",
+      "loadBalancerSourceRanges",
+      `only a LoadBalancer Service may set source ranges, not a ${type} Service`,
+    );
+  }
+
+  const external = nodePorts || (type === "ClusterIP" && externalIPs !== undefined && externalIPs.length > 0);
+  const etp = readString(r, spec, "externalTrafficPolicy");
+  if (
+    etp !== undefined &&
+    checkEnum(r, "externalTrafficPolicy", etp, POLICIES, "a traffic policy") &&
+    !external &&
+    type !== undefined
+  ) {
+    r.error(
+      "INVALID_VALUE",
+      "externalTrafficPolicy",
+      `${show(etp)} may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)`,
+    );
+  }
+  const itp = readString(r, spec, "internalTrafficPolicy");
+  if (itp !== undefined) checkEnum(r, "internalTrafficPolicy", itp, POLICIES, "a traffic policy");
+
+  const hc = readNumber(r, spec, "healthCheckNodePort");
+  if (hc !== undefined && hc !== 0 && checkPort(r, "healthCheckNodePort", hc)) {
+    if (type !== undefined && (type !== "LoadBalancer" || etp !== "Local")) {
+      r.error(
+        "INVALID_VALUE",
+        "healthCheckNodePort",
+        `${hc} may only be set on a LoadBalancer Service with externalTrafficPolicy Local`,
+      );
+    }
+  }
+
+  validateAffinity(r, spec);
+
+  if (type === "ExternalName") {
+    const name = required(r, spec, "externalName", readString, "is required for an ExternalName Service");
+    if (name !== undefined)
+      checkName(
+        r,
+        "externalName",
+        name.endsWith(".") ? name.slice(0, -1) : name,
+        dns1123Subdomain,
+        "DNS name",
+      );
+  } else {
+    readString(r, spec, "externalName");
+  }
+
+  const distribution = readString(r, spec, "trafficDistribution");
+  if (distribution !== undefined)
+    checkEnum(r, "trafficDistribution", distribution, DISTRIBUTIONS, "a traffic distribution");
+
+  const allocate = readBoolean(r, spec, "allocateLoadBalancerNodePorts");
+  if (allocate !== undefined && type !== "LoadBalancer" && type !== undefined) {
+    r.error(
+      "INVALID_VALUE",
+      "allocateLoadBalancerNodePorts",
+      `may only be set on a LoadBalancer Service, not a ${type} Service`,
+    );
+  }
+  checkStringMap(r, spec, "selector");
+  return { type, clusterIPs, portNames, portProtocols };
+}
+
+/** The Service type (default ClusterIP), or `undefined` when it is not a known one. */
+function readType(r: Report, spec: JsonObject): ServiceType | undefined {
+  const text = readString(r, spec, "type") ?? "ClusterIP";
+  return checkEnum(r, "type", text, TYPES, "a Service type") ? text : undefined;
+}
+
+function checkExternalIP(r: Report, index: number, ip: string): void {
+  if (!checkIP(r, index, ip)) return;
+  const special = specialIPProblem(ip);
+  if (special !== undefined)
+    r.error("INVALID_VALUE", index, `${show(ip)} ${special}, which is not allowed as an external IP`);
+}
+
+function checkSourceRange(r: Report, index: number, text: string): void {
+  checkCIDR(r, index, text, text.trim());
+}
+
+function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | undefined): string[] {
+  const single = readString(r, spec, "clusterIP");
+  const list = readArray(r, spec, "clusterIPs");
+  const fromList = list !== undefined && list.length > 0;
+  const ips: string[] = [];
+  if (type === "ExternalName") {
+    if ((single !== undefined && single !== "") || fromList) {
+      r.error(
+        "INVALID_VALUE",
+        fromList ? "clusterIPs" : "clusterIP",
+        "an ExternalName Service has no cluster IP",
+      );
+    }
+    if (readArray(r, spec, "ipFamilies")?.length)
+      r.error("INVALID_VALUE", "ipFamilies", "an ExternalName Service has no IP families");
+    if (readString(r, spec, "ipFamilyPolicy") !== undefined) {
+      r.error("INVALID_VALUE", "ipFamilyPolicy", "an ExternalName Service has no IP family policy");
+    }
+    return ips;
+  }
+  const families: (IPFamily | undefined)[] = [];
+  if (fromList) {
+    r.enter("clusterIPs");
+    for (let i = 0; i < list.length; i++) {
+      const ip = stringAt(r, list, i);
+      ips.push(ip ?? "");
+      families.push(ip === undefined ? undefined : checkClusterIP(r, i, ip, i === 0));
+      if (i === 0 && ip === "None" && list.length > 1) {
+        r.error("INVALID_VALUE", i, `"None" (headless) must be the only cluster IP`);
+      }
+    }
+    if (list.length > 2)
+      r.error(
+        "INVALID_VALUE",
+        undefined,
+        `has ${list.length} entries; a Service has at most one cluster IP per family`,
+      );
+    const [a, b] = families;
+    if (a !== undefined && a === b)
+      r.error(
+        "INVALID_VALUE",
+        1,
+        `${show(ips[1])} is ${a} like clusterIPs[0]; a dual-stack Service has one cluster IP per family`,
+      );
+    r.leave();
+    if (single !== undefined && single !== "" && single !== list[0]) {
+      r.error(
+        "INVALID_VALUE",
+        "clusterIP",
+        `${show(single)} is not the same as clusterIPs[0] ${show(list[0])}`,
+      );
+    }
+  } else if (single !== undefined && single !== "") {
+    ips.push(single);
+    families.push(checkClusterIP(r, "clusterIP", single, true));
+  }
+  validateFamilies(r, spec, ips, families, fromList);
+  return ips;
+}
+
+function checkClusterIP(
+  r: Report,
+  key: string | number,
+  ip: string,
+  noneAllowed: boolean,
+): IPFamily | undefined {
+  if (ip === "None" && noneAllowed) return undefined;
+  return checkIP(r, key, ip) ? ipFamilyOf(ip) : undefined;
+}
+
+function validateFamilies(
+  r: Report,
+  spec: JsonObject,
+  ips: readonly string[],
+  families: readonly (IPFamily | undefined)[],
+  fromList: boolean,
+): void {
+  const declared = readArray(r, spec, "ipFamilies");
+  let count = families.length;
+  if (declared !== undefined) {
+    count = Math.max(count, declared.length);
+    r.enter("ipFamilies");
+    for (let i = 0; i < declared.length; i++) {
+      const f = stringAt(r, declared, i);
+      if (f === undefined || !checkEnum(r, i, f, FAMILIES, "an IP family")) continue;
+      if (i === 1 && declared[0] === f) r.error("DUPLICATE", i, `${show(f)} is listed twice`);
+      const actual = families[i];
+      if (actual !== undefined && actual !== f) {
+        r.error(
+          "INVALID_VALUE",
+          i,
+          `${show(f)} does not match the cluster IP ${show(ips[i])}, which is ${actual}`,
+        );
+      }
+    }
+    if (declared.length > 2)
+      r.error("INVALID_VALUE", undefined, `has ${declared.length} entries; there are only two IP families`);
+    r.leave();
+  }
+  const policy = readString(r, spec, "ipFamilyPolicy");
+  if (
+    policy !== undefined &&
+    checkEnum(r, "ipFamilyPolicy", policy, FAMILY_POLICIES, "an IP family policy")
+  ) {
+    if (policy === "SingleStack" && count > 1) {
+      r.error(
+        "INVALID_VALUE",
+        "ipFamilyPolicy",
+        `"SingleStack" allows one IP family, but the Service has ${fromList ? "two cluster IPs" : "two IP families"}`,
+      );
+    }
+  }
+}
+
+/**
+ * Validates `spec.ports`, filling `names` and `protocols` (in step; `""` for a port without a
+ * valid name or protocol). Duplicates are found by scanning earlier ports: Services have few.
+ */
+function validatePorts(
+  r: Report,
+  spec: JsonObject,
+  type: ServiceType | undefined,
+  headless: boolean,
+  nodePortsAllowed: boolean,
+  names: string[],
+  protocols: string[],
+): void {
+  const ports = readArray(r, spec, "ports");
+  if (ports === undefined || ports.length === 0) {
+    if (
+      (ports !== undefined || isAbsent(spec.ports)) &&
+      !headless &&
+      type !== "ExternalName" &&
+      type !== undefined
+    ) {
+      r.error(
+        "REQUIRED",
+        "ports",
+        "a Service needs at least one port (unless it is headless or ExternalName)",
+      );
+    }
+    return;
+  }
+  const several = ports.length > 1;
+  const numbers: number[] = [];
+  const nodePorts: number[] = [];
+  r.enter("ports");
+  for (let i = 0; i < ports.length; i++) {
+    names.push("");
+    protocols.push("");
+    numbers.push(0);
+    nodePorts.push(0);
+    const port = objectAt(r, ports, i);
+    if (port === undefined) continue;
+    r.enter(i);
+    const name = readString(r, port, "name") ?? "";
+    if (name === "") {
+      if (several) r.error("REQUIRED", "name", "is required when a Service has several ports");
+    } else if (checkName(r, "name", name, portName, "port name")) {
+      const first = names.indexOf(name);
+      if (first >= 0 && first < i)
+        r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
+      else names[i] = name;
+    }
+    const protocolText = readString(r, port, "protocol") ?? "TCP";
+    const protocol = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol") ? protocolText : "";
+    protocols[i] = protocol;
+    const number = required(r, port, "port", readNumber, "is required");
+    if (number !== undefined && checkPort(r, "port", number) && protocol !== "") {
+      const first = findPair(numbers, protocols, number, protocol, i);
+      if (first >= 0)
+        r.error("DUPLICATE", undefined, `${number}/${protocol} is already used by ports[${first}]`);
+      else numbers[i] = number;
+    }
+    validateTargetPort(r, port);
+    const nodePort = readNumber(r, port, "nodePort");
+    if (nodePort !== undefined && nodePort !== 0 && checkPort(r, "nodePort", nodePort)) {
+      if (!nodePortsAllowed && type !== undefined) {
+        r.error(
+          "INVALID_VALUE",
+          "nodePort",
+          `${nodePort} is set, but only NodePort and LoadBalancer Services have node ports`,
+        );
+      } else if (protocol !== "") {
+        const first = findPair(nodePorts, protocols, nodePort, protocol, i);
+        if (first >= 0)
+          r.error(
+            "DUPLICATE",
+            "nodePort",
+            `${nodePort}/${protocol} is already the node port of ports[${first}]`,
+          );
+        else nodePorts[i] = nodePort;
+      }
+    }
+    readString(r, port, "appProtocol");
+    r.leave();
+  }
+  r.leave();
+}
+
+/** The first index before `end` holding `number` with `protocol`, or -1. */
+function findPair(
+  numbers: readonly number[],
+  protocols: readonly string[],
+  number: number,
+  protocol: string,
+  end: number,
+): number {
+  for (let j = 0; j < end; j++) {
+    if (numbers[j] === number && protocols[j] === protocol) return j;
+  }
+  return -1;
+}
+
+function validateTargetPort(r: Report, port: JsonObject): void {
+  const target = port.targetPort;
+  if (isAbsent(target) || target === 0 || target === "") return;
+  if (typeof target === "number") checkPort(r, "targetPort", target);
+  else if (typeof target === "string") checkName(r, "targetPort", target, portName, "port name");
+  else typeError(r, "targetPort", "a port number or name", target);
+}
+
+function validateAffinity(r: Report, spec: JsonObject): void {
+  const affinity = readString(r, spec, "sessionAffinity") ?? "None";
+  const known = checkEnum(r, "sessionAffinity", affinity, AFFINITIES, "a session affinity");
+  const config = readObject(r, spec, "sessionAffinityConfig");
+  if (config === undefined || !known) return;
+  if (affinity === "None") {
+    r.error("INVALID_VALUE", "sessionAffinityConfig", "must not be set when sessionAffinity is None");
+    return;
+  }
+  r.enter("sessionAffinityConfig");
+  const clientIP = readObject(r, config, "clientIP");
+  if (clientIP !== undefined) {
+    r.enter("clientIP");
+    const timeout = readNumber(r, clientIP, "timeoutSeconds");
+    if (timeout !== undefined) checkInteger(r, "timeoutSeconds", timeout, 1, 86400, "a timeout in seconds");
+    r.leave();
+  }
+  r.leave();
+}
+
+function validateStatus(r: Report, svc: JsonObject, type: ServiceType | undefined): void {
+  const status = readObject(r, svc, "status");
+  if (status === undefined) return;
+  r.enter("status");
+  const lb = readObject(r, status, "loadBalancer");
+  if (lb !== undefined) {
+    r.enter("loadBalancer");
+    const ingress = readArray(r, lb, "ingress");
+    if (ingress !== undefined) {
+      if (ingress.length > 0 && type !== "LoadBalancer" && type !== undefined) {
+        r.error(
+          "INVALID_VALUE",
+          "ingress",
+          `only a LoadBalancer Service has load-balancer ingress, not a ${type} Service`,
+        );
+      }
+      r.enter("ingress");
+      for (let i = 0; i < ingress.length; i++) validateIngress(r, ingress, i);
+      r.leave();
+    }
+    r.leave();
+  }
+  r.leave();
+}
+
+function validateIngress(r: Report, ingress: readonly unknown[], index: number): void {
+  const entry = objectAt(r, ingress, index);
+  if (entry === undefined) return;
+  r.enter(index);
+  const ip = readString(r, entry, "ip") ?? "";
+  if (ip !== "") checkIP(r, "ip", ip);
+  const hostname = readString(r, entry, "hostname") ?? "";
+  if (hostname !== "") {
+    if (ipFamilyOf(hostname) !== undefined)
+      r.error("INVALID_VALUE", "hostname", `${show(hostname)} is an IP address, not a DNS name`);
+    else checkName(r, "hostname", hostname, dns1123Subdomain, "DNS name");
+  }
+  const mode = readString(r, entry, "ipMode");
+  if (mode !== undefined && checkEnum(r, "ipMode", mode, IP_MODES, "an IP mode")) {
+    if (ip === "") r.error("INVALID_VALUE", "ipMode", `${show(mode)} may only be set together with ip`);
+    else if (mode === "Proxy")
+      r.warn("SKIPPED", "ipMode", `"Proxy": kube-proxy makes no rules for this ingress IP`);
+  }
+  if (ip === "") {
+    const what =
+      hostname === "" ? "ingress without ip or hostname" : `hostname-only ingress ${show(hostname)}`;
+    r.warn("SKIPPED", undefined, `${what}: kube-proxy makes no rules for it`);
+  }
+  r.leave();
+}

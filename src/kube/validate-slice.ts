@@ -1,0 +1,254 @@
+/**
+ * Validation of one discovery.k8s.io/v1 EndpointSlice with the API server's rules
+ * (`ValidateEndpointSlice`), plus warnings for what kube-proxy skips and text-safety checks.
+ *
+ * @module
+ */
+import type { IPFamily } from "../model/types.js";
+import { specialIPProblem } from "./addresses.js";
+import {
+  checkEnum,
+  checkIP,
+  checkName,
+  checkPort,
+  objectAt,
+  readArray,
+  readBoolean,
+  readNumber,
+  readObject,
+  readString,
+  required,
+  stringAt,
+} from "./validate-fields.js";
+import { validateMetadata } from "./validate-metadata.js";
+import { dns1123Label, dns1123Subdomain, labelValue, portName } from "./validate-names.js";
+import { isObject, type JsonObject, type NamespacedIndex, type Report, show } from "./validate-report.js";
+import { hasPort, type ServiceInfo } from "./validate-service.js";
+
+const ADDRESS_TYPES = ["IPv4", "IPv6", "FQDN"] as const;
+const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
+const CONDITIONS: readonly string[] = ["ready", "serving", "terminating"];
+const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+const MAX_ENDPOINTS = 1000;
+const MAX_ADDRESSES = 100;
+const MAX_PORTS = 20000;
+const MAX_HINTS = 8;
+
+type AddressType = (typeof ADDRESS_TYPES)[number];
+
+/**
+ * Validates `endpointSlices[index]`; the report's current path is `endpointSlices`.
+ *
+ * @param services - the Services with a valid namespace and name, to check port names against
+ * @param seen - the slices so far by namespace and name (index into `slices`), for duplicates
+ */
+export function validateEndpointSlice(
+  r: Report,
+  slices: readonly unknown[],
+  index: number,
+  services: NamespacedIndex<ServiceInfo>,
+  seen: NamespacedIndex<number>,
+): void {
+  const slice = objectAt(r, slices, index);
+  if (slice === undefined) return;
+  r.enter(index);
+  const meta = validateMetadata(r, slice, dns1123Subdomain, "EndpointSlice name");
+  const label = meta.labels?.[SERVICE_NAME_LABEL];
+  const serviceName = typeof label === "string" && label !== "" ? label : undefined;
+  if (
+    serviceName === undefined &&
+    (label === undefined || label === "") &&
+    !meta.unwatched &&
+    isObject(slice.metadata)
+  ) {
+    r.enter("metadata");
+    r.warn("SKIPPED", "labels", `no ${SERVICE_NAME_LABEL} label: kube-proxy ignores the slice`);
+    r.leave();
+  }
+
+  const typeText = required(r, slice, "addressType", readString, "is required (IPv4, IPv6 or FQDN)");
+  let addressType: AddressType | undefined;
+  if (typeText !== undefined && checkEnum(r, "addressType", typeText, ADDRESS_TYPES, "an address type")) {
+    addressType = typeText;
+    if (addressType === "FQDN") r.warn("SKIPPED", "addressType", `"FQDN": kube-proxy ignores FQDN slices`);
+  }
+
+  validateEndpoints(r, slice, addressType);
+  let service: ServiceInfo | undefined;
+  if (
+    serviceName !== undefined &&
+    meta.namespace !== undefined &&
+    !meta.unwatched &&
+    addressType !== "FQDN"
+  ) {
+    service = services.get(meta.namespace, serviceName);
+    if (service === undefined) {
+      r.warn(
+        "SKIPPED",
+        undefined,
+        `no Service ${meta.namespace}/${serviceName} in the input: its endpoints make no rules`,
+      );
+    }
+  }
+  validatePorts(r, slice, service);
+  if (meta.name !== undefined && meta.namespace !== undefined) {
+    const first = seen.add(meta.namespace, meta.name, index);
+    if (first !== undefined) {
+      r.error(
+        "DUPLICATE",
+        undefined,
+        `EndpointSlice ${meta.namespace}/${meta.name} is already endpointSlices[${first}]`,
+      );
+    }
+  }
+  r.leave();
+}
+
+function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressType | undefined): void {
+  const endpoints = readArray(r, slice, "endpoints");
+  if (endpoints === undefined) return;
+  r.enter("endpoints");
+  if (endpoints.length > MAX_ENDPOINTS) {
+    r.error(
+      "INVALID_VALUE",
+      undefined,
+      `has ${endpoints.length} endpoints; an EndpointSlice holds at most ${MAX_ENDPOINTS}`,
+    );
+  }
+  for (let i = 0; i < endpoints.length; i++) {
+    const endpoint = objectAt(r, endpoints, i);
+    if (endpoint === undefined) continue;
+    r.enter(i);
+    validateEndpoint(r, endpoint, addressType);
+    r.leave();
+  }
+  r.leave();
+}
+
+function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressType | undefined): void {
+  const addresses = readArray(r, endpoint, "addresses");
+  if (addresses === undefined || addresses.length === 0) {
+    r.warn("SKIPPED", undefined, "endpoint without addresses: kube-proxy ignores it");
+  } else {
+    r.enter("addresses");
+    if (addresses.length > MAX_ADDRESSES) {
+      r.error(
+        "INVALID_VALUE",
+        undefined,
+        `has ${addresses.length} addresses; an endpoint has at most ${MAX_ADDRESSES}`,
+      );
+    }
+    for (let i = 0; i < addresses.length; i++) {
+      const address = stringAt(r, addresses, i);
+      if (address !== undefined) checkAddress(r, i, address, addressType);
+    }
+    r.leave();
+  }
+  const conditions = readObject(r, endpoint, "conditions");
+  if (conditions !== undefined) {
+    r.enter("conditions");
+    for (const key of CONDITIONS) readBoolean(r, conditions, key);
+    r.leave();
+  }
+  const nodeName = readString(r, endpoint, "nodeName");
+  if (nodeName !== undefined) checkName(r, "nodeName", nodeName, dns1123Subdomain, "node name");
+  const zone = readString(r, endpoint, "zone");
+  if (zone !== undefined) checkName(r, "zone", zone, labelValue, "zone");
+  const hostname = readString(r, endpoint, "hostname");
+  if (hostname !== undefined) checkName(r, "hostname", hostname, dns1123Label, "hostname");
+  const hints = readObject(r, endpoint, "hints");
+  if (hints !== undefined) {
+    r.enter("hints");
+    validateHints(r, hints, "forZones", "zone");
+    validateHints(r, hints, "forNodes", "node name");
+    r.leave();
+  }
+}
+
+function checkAddress(r: Report, index: number, address: string, addressType: AddressType | undefined): void {
+  if (addressType === "FQDN") {
+    checkName(r, index, address, dns1123Subdomain, "DNS name");
+    return;
+  }
+  const family: IPFamily | undefined = addressType;
+  if (!checkIP(r, index, address, family)) return;
+  const special = specialIPProblem(address);
+  if (special !== undefined)
+    r.error("INVALID_VALUE", index, `${show(address)} ${special}, which is not allowed as an endpoint`);
+}
+
+function validateHints(r: Report, hints: JsonObject, key: "forZones" | "forNodes", noun: string): void {
+  const list = readArray(r, hints, key);
+  if (list === undefined) return;
+  r.enter(key);
+  if (list.length > MAX_HINTS)
+    r.error("INVALID_VALUE", undefined, `has ${list.length} entries; at most ${MAX_HINTS} are allowed`);
+  const seen = new Set<string>();
+  for (let i = 0; i < list.length; i++) {
+    const hint = objectAt(r, list, i);
+    if (hint === undefined) continue;
+    r.enter(i);
+    const name = required(r, hint, "name", readString, "is required");
+    if (
+      name !== undefined &&
+      checkName(r, "name", name, key === "forZones" ? labelValue : dns1123Subdomain, noun)
+    ) {
+      if (seen.has(name)) r.error("DUPLICATE", "name", `${show(name)} is listed twice`);
+      seen.add(name);
+    }
+    r.leave();
+  }
+  r.leave();
+}
+
+function validatePorts(r: Report, slice: JsonObject, service: ServiceInfo | undefined): void {
+  const ports = readArray(r, slice, "ports");
+  if (ports === undefined) return;
+  r.enter("ports");
+  if (ports.length > MAX_PORTS)
+    r.error("INVALID_VALUE", undefined, `has ${ports.length} ports; at most ${MAX_PORTS} are allowed`);
+  const names = new Map<string, number>();
+  for (let i = 0; i < ports.length; i++) {
+    const port = objectAt(r, ports, i);
+    if (port === undefined) continue;
+    r.enter(i);
+    const name = readString(r, port, "name") ?? "";
+    let nameOk = name === "" || checkName(r, "name", name, portName, "port name");
+    if (nameOk) {
+      const first = names.get(name);
+      if (first !== undefined) {
+        r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
+        nameOk = false;
+      } else {
+        names.set(name, i);
+      }
+    }
+    const protocolText = readString(r, port, "protocol") ?? "TCP";
+    const protocolOk = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol");
+    const number = readNumber(r, port, "port");
+    const numberOk =
+      number === undefined ? port.port === null || port.port === undefined : checkPort(r, "port", number);
+    if (number === undefined && numberOk)
+      r.warn("SKIPPED", "port", "no port number: kube-proxy ignores this port");
+    readString(r, port, "appProtocol");
+    if (
+      service !== undefined &&
+      !service.skipped &&
+      nameOk &&
+      protocolOk &&
+      number !== undefined &&
+      numberOk
+    ) {
+      if (!hasPort(service, name, protocolText)) {
+        const what = name === "" ? "the unnamed port" : `port name ${show(name)}`;
+        r.warn(
+          "SKIPPED",
+          undefined,
+          `${what} (${protocolText}) matches no port of Service ${service.namespace}/${service.name}: kube-proxy ignores it`,
+        );
+      }
+    }
+    r.leave();
+  }
+  r.leave();
+}

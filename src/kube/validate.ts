@@ -1,0 +1,91 @@
+/**
+ * Validation of everything the generator reads: a cluster file `{config?, services?,
+ * endpointSlices?}` checked with the rules the Kubernetes API server applies, kube-proxy's silent
+ * skips reported as warnings, and every value that reaches rule text checked for safety.
+ *
+ * @module
+ */
+import type { Problem } from "../errors.js";
+import { checkKnownKeys, validateConfig } from "./validate-config.js";
+import { readArray } from "./validate-fields.js";
+import {
+  choices,
+  describe,
+  isObject,
+  type JsonObject,
+  NamespacedIndex,
+  Report,
+  show,
+} from "./validate-report.js";
+import { type ServiceInfo, validateService } from "./validate-service.js";
+import { validateEndpointSlice } from "./validate-slice.js";
+
+const INPUT_KEYS: readonly string[] = ["config", "services", "endpointSlices"];
+/** Keys a conformance vector carries besides its input; they are documentation and ignored. */
+const VECTOR_KEYS: readonly string[] = ["name", "description", "kubeProxy", "expected", "v122Notes"];
+
+/**
+ * Validates a cluster file and returns every problem found, errors and warnings, in input
+ * order, each with its JSON path from the input's root. Pure; never throws.
+ *
+ * Errors are what the API server would reject (or what cannot be written safely into rule
+ * text); warnings (code `SKIPPED`) are what kube-proxy ignores silently. The input is usable
+ * when no problem has severity `error`.
+ *
+ * @param input - the parsed cluster file (JSON or YAML), of any shape
+ * @returns the problems, empty when the input is clean
+ * @example
+ * validateClusterInput({ services: [{ metadata: { name: "web", namespace: "default" },
+ *   spec: { clusterIP: "10.96.0.10", ports: [{ port: 70000 }] } }] })
+ * // [{ code: "INVALID_VALUE", path: "services[0].spec.ports[0].port",
+ * //    message: "70000 is not a port number (1-65535)", severity: "error" }]
+ */
+export function validateClusterInput(input: unknown): Problem[] {
+  const r = new Report();
+  if (!isObject(input)) {
+    r.error(
+      "TYPE",
+      undefined,
+      `a cluster file is an object with ${choices(INPUT_KEYS, "and")}; got ${describe(input)}`,
+    );
+    return r.problems;
+  }
+  checkTopKeys(r, input);
+  validateConfig(r, input);
+
+  const services = new NamespacedIndex<ServiceInfo>();
+  const serviceList = readArray(r, input, "services");
+  if (serviceList !== undefined) {
+    r.enter("services");
+    for (let i = 0; i < serviceList.length; i++) {
+      const info = validateService(r, serviceList, i);
+      if (info === undefined) continue;
+      const first = services.add(info.namespace, info.name, info);
+      if (first !== undefined) {
+        r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
+      }
+    }
+    r.leave();
+  }
+
+  const sliceList = readArray(r, input, "endpointSlices");
+  if (sliceList !== undefined) {
+    const seen = new NamespacedIndex<number>();
+    r.enter("endpointSlices");
+    for (let i = 0; i < sliceList.length; i++) validateEndpointSlice(r, sliceList, i, services, seen);
+    r.leave();
+  }
+  return r.problems;
+}
+
+function checkTopKeys(r: Report, input: JsonObject): void {
+  if (typeof input.kind === "string" && Array.isArray(input.items)) {
+    r.error(
+      "INVALID_VALUE",
+      undefined,
+      `this is a Kubernetes ${show(input.kind)}, not a cluster file; read it with splitKubernetesList`,
+    );
+    return;
+  }
+  checkKnownKeys(r, input, INPUT_KEYS, "a cluster file", VECTOR_KEYS);
+}

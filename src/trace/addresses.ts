@@ -1,0 +1,58 @@
+/**
+ * Addresses as the tracer compares them: bytes, canonical text, and which ones are the node's.
+ *
+ * @module
+ */
+import { formatHost, parseHostBytes } from "../ir/canonical-address.js";
+import type { AddressMatch } from "../ir/canonical-types.js";
+import type { IPFamily } from "../ir/types.js";
+
+/**
+ * Parses a host address of the family into bytes; null when it is not one. Only the strict
+ * forms people write (dotted quad, IPv6 text) are meant here, but iptables' spellings pass too.
+ *
+ * @example
+ * hostBytes("10.0.0.1", "IPv4") // [10, 0, 0, 1]
+ */
+export function hostBytes(text: string, family: IPFamily): number[] | null {
+  if (family === "IPv4" && text.indexOf(":") >= 0) return null;
+  if (family === "IPv6" && text.indexOf(":") < 0) return null;
+  return parseHostBytes(text, family);
+}
+
+/**
+ * Whether `bytes` lies inside an `-s`/`-d` address and mask (ignoring `!`).
+ *
+ * @example
+ * inside([10, 1, 2, 3], canonicalAddress("10.0.0.0/8", "IPv4")) // true
+ */
+export function inside(bytes: readonly number[], a: Pick<AddressMatch, "bytes" | "maskBytes">): boolean {
+  const n = a.bytes.length;
+  if (bytes.length !== n) return false;
+  for (let i = 0; i < n; i++) if (((bytes[i] ?? 0) & (a.maskBytes[i] ?? 0)) !== (a.bytes[i] ?? 0)) return false;
+  return true;
+}
+
+/** The canonical text of host bytes. */
+export function hostText(bytes: readonly number[]): string {
+  return formatHost(bytes);
+}
+
+/** The node's local addresses: the given ones plus the loopback range (what `addrtype LOCAL` sees). */
+export interface LocalAddresses {
+  /** Canonical texts of the node's addresses. */
+  readonly addresses: ReadonlySet<string>;
+}
+
+/**
+ * Whether an address is local to the node: one of its addresses, or loopback (127.0.0.0/8 is
+ * all local on Linux; ::1 for IPv6).
+ *
+ * @example
+ * isLocal([127, 0, 0, 5], "127.0.0.5", { addresses: new Set() }) // true
+ */
+export function isLocal(bytes: readonly number[], text: string, local: LocalAddresses): boolean {
+  if (bytes.length === 4 && bytes[0] === 127) return true;
+  if (bytes.length === 16 && text === "::1") return true;
+  return local.addresses.has(text);
+}

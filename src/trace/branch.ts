@@ -1,0 +1,43 @@
+/**
+ * One path of a packet through the tables: the packet as the rules see it now, what happened
+ * to it so far, and how likely it is.
+ *
+ * @module
+ */
+import type { Fraction } from "./fraction.js";
+import type { SocketAddress, TraceStep } from "./types.js";
+
+/** The mutable state of one path; cloned where a statistic match splits it. */
+export interface Branch {
+  /** Source address bytes. */
+  src: readonly number[];
+  /** Source address, canonical text. */
+  srcText: string;
+  /** Destination address bytes (after DNAT). */
+  dst: readonly number[];
+  /** Destination address, canonical text (after DNAT). */
+  dstText: string;
+  /** Source port. */
+  sport: number;
+  /** Destination port (after DNAT). */
+  dport: number;
+  /** The packet mark. */
+  mark: number;
+  /** The path's probability so far. */
+  probability: Fraction;
+  /** The rules matched so far. */
+  steps: TraceStep[];
+  /** The DNAT destination, when translated. */
+  dnat: SocketAddress | null;
+  /** Source rewritten (MASQUERADE / SNAT). */
+  masquerade: boolean;
+  /** The last endpoint chain entered. */
+  endpointChain: string | null;
+  /** `recent` lists this packet sets. */
+  recentSet: string[];
+}
+
+/** A copy of a branch that can be changed independently. */
+export function cloneBranch(b: Branch): Branch {
+  return { ...b, steps: b.steps.slice(), recentSet: b.recentSet.slice() };
+}

@@ -1,0 +1,138 @@
+/**
+ * A rule set prepared for tracing: every chain's rules canonicalized (by the same
+ * `canonicalizeRule` the save emitter and the parser use, so generated and parsed rule sets
+ * trace alike), and large chains indexed by destination so that a packet visits only the rules
+ * that can match it. Built lazily, once per rule set, and cached.
+ *
+ * @module
+ */
+import { type CanonicalRule, canonicalizeRuleCached, formatCanonicalRule } from "../ir/canonical.js";
+import type { IPFamily, Rule, RuleSet } from "../ir/types.js";
+import { buildChainIndex, type ChainIndex } from "./chain-index.js";
+
+/** One rule ready for the walk. */
+export interface CompiledRule {
+  /** 1-based position in the chain. */
+  readonly index: number;
+  /** The canonical structure, or null when the rule cannot be canonicalized. */
+  readonly canonical: CanonicalRule | null;
+  /** Why canonicalization failed, or null. */
+  readonly error: string | null;
+  /** The rule's comment, or null. */
+  readonly comment: string | null;
+  /** The argv the rule was given, for a rule that failed to canonicalize. */
+  readonly args: readonly string[];
+  /** The save text, computed on first use (only for rules a path passes). */
+  text: string | null;
+}
+
+/** One chain ready for the walk. */
+export interface CompiledChain {
+  /** The table. */
+  readonly table: string;
+  /** The chain. */
+  readonly name: string;
+  /** The policy of a built-in chain, null for a user chain. */
+  readonly policy: string | null;
+  /** The rules in order. */
+  readonly rules: readonly CompiledRule[];
+  /** The destination index, for a chain long enough to need one. */
+  readonly index: ChainIndex | null;
+}
+
+/** A rule set ready for tracing. */
+export interface CompiledState {
+  /** The family. */
+  readonly family: IPFamily;
+  /** The tables present, by name. */
+  readonly tables: ReadonlySet<string>;
+  /** Looks a chain up (compiling it on first use); undefined when the table has no such chain. */
+  chain(table: string, name: string): CompiledChain | undefined;
+}
+
+// Below this length a linear walk is as fast as a lookup.
+const INDEX_THRESHOLD = 16;
+
+function compileRule(rule: Rule, position: number, family: IPFamily): CompiledRule {
+  // The cached form: a state just printed with formatSave has every rule canonicalized already.
+  const result = canonicalizeRuleCached(rule, family);
+  const canonical = result.ok ? result.rule : null;
+  const error = result.ok ? null : result.message;
+  let comment: string | null = null;
+  if (canonical !== null) {
+    for (const m of canonical.matches) if (m.kind === "comment") comment = comment === null ? m.comment : comment;
+  }
+  return { index: position, canonical, error, comment, args: rule.args, text: null };
+}
+
+/** The save text of a compiled rule (memoized on it). */
+export function ruleText(chain: string, rule: CompiledRule): string {
+  if (rule.text === null) {
+    rule.text = rule.canonical === null ? `-A ${chain} ${rule.args.join(" ")}` : formatCanonicalRule(chain, rule.canonical);
+  }
+  return rule.text;
+}
+
+const cache = new WeakMap<RuleSet, CompiledState>();
+
+/**
+ * Prepares a rule set (a `state`: only `-A` rules count) for tracing; cached per rule set
+ * object, so repeated traces of one state reuse the canonical rules and indexes.
+ *
+ * @example
+ * const compiled = compileState(generateState(model));
+ * compiled.chain("nat", "KUBE-SERVICES")?.rules.length // e.g. 10001
+ */
+export function compileState(state: RuleSet): CompiledState {
+  let compiled = cache.get(state);
+  if (compiled === undefined) {
+    compiled = createCompiledState(state);
+    cache.set(state, compiled);
+  }
+  return compiled;
+}
+
+function createCompiledState(state: RuleSet): CompiledState {
+  const family = state.family;
+  // Raw rules grouped per table and chain now (one pass); canonicalized per chain on first use.
+  const raw = new Map<string, Map<string, { policy: string | null; rules: Rule[] }>>();
+  for (const table of state.tables) {
+    let chains = raw.get(table.name);
+    if (chains === undefined) {
+      chains = new Map();
+      raw.set(table.name, chains);
+    }
+    for (const decl of table.chains) if (!chains.has(decl.name)) chains.set(decl.name, { policy: decl.policy, rules: [] });
+    for (const entry of table.entries) {
+      if (entry.kind !== "rule" || entry.op !== "-A") continue;
+      let c = chains.get(entry.chain);
+      if (c === undefined) {
+        c = { policy: null, rules: [] };
+        chains.set(entry.chain, c);
+      }
+      c.rules.push(entry);
+    }
+  }
+  const compiled = new Map<string, CompiledChain>();
+  return {
+    family,
+    tables: new Set(raw.keys()),
+    chain(table: string, name: string): CompiledChain | undefined {
+      const key = `${table}\u0000${name}`;
+      let c = compiled.get(key);
+      if (c !== undefined) return c;
+      const source = raw.get(table)?.get(name);
+      if (source === undefined) return undefined;
+      const rules = source.rules.map((r, i) => compileRule(r, i + 1, family));
+      c = {
+        table,
+        name,
+        policy: source.policy,
+        rules,
+        index: rules.length >= INDEX_THRESHOLD ? buildChainIndex(rules, family) : null,
+      };
+      compiled.set(key, c);
+      return c;
+    },
+  };
+}

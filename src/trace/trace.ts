@@ -1,0 +1,263 @@
+/**
+ * The offline packet tracer: every way the first packet of a connection can go through the
+ * tables kube-proxy programs, with exact probabilities.
+ *
+ * @module
+ */
+import type { IPFamily, RuleSet } from "../ir/types.js";
+import { hostBytes, hostText, isLocal, type LocalAddresses } from "./addresses.js";
+import type { Branch } from "./branch.js";
+import { compileState, type CompiledState } from "./compile.js";
+import { add, formatFraction, ONE, ZERO } from "./fraction.js";
+import type { MatchContext } from "./match.js";
+import type { Packet, Route, TraceOptions, TraceOutcome, TraceResult, TraceStep, Verdict } from "./types.js";
+import { walkTable } from "./walk.js";
+
+const PROTOCOL_NUMBERS = { tcp: 6, udp: 17, sctp: 132 } as const;
+
+type Hook = readonly (readonly [table: string, chain: string])[];
+
+// Each hook's tables in netfilter priority order (raw < mangle < nat(dst) < filter < security < nat(src)).
+const PREROUTING: Hook = [
+  ["raw", "PREROUTING"],
+  ["mangle", "PREROUTING"],
+  ["nat", "PREROUTING"],
+];
+const INPUT: Hook = [
+  ["mangle", "INPUT"],
+  ["filter", "INPUT"],
+  ["security", "INPUT"],
+  ["nat", "INPUT"],
+];
+// A locally generated packet to a local address was already NATed on the way out: conntrack
+// confirmed it in POSTROUTING, so the nat INPUT chain is not consulted again.
+const INPUT_LOOPBACK: Hook = INPUT.slice(0, 3);
+const FORWARD: Hook = [
+  ["mangle", "FORWARD"],
+  ["filter", "FORWARD"],
+  ["security", "FORWARD"],
+];
+const OUTPUT: Hook = [
+  ["raw", "OUTPUT"],
+  ["mangle", "OUTPUT"],
+  ["nat", "OUTPUT"],
+  ["filter", "OUTPUT"],
+  ["security", "OUTPUT"],
+];
+const POSTROUTING: Hook = [
+  ["mangle", "POSTROUTING"],
+  ["nat", "POSTROUTING"],
+];
+
+/** Thrown for a packet the tracer cannot take (an address of the wrong family, a bad port). */
+export class TraceInputError extends Error {
+  override name = "TraceInputError";
+}
+
+interface Final {
+  readonly branch: Branch;
+  readonly verdict: Verdict;
+  readonly reason: string | null;
+  readonly route: Route | null;
+}
+
+interface Env {
+  readonly state: CompiledState;
+  readonly base: Omit<MatchContext, "table" | "inInterface" | "ctStates">;
+  readonly packetInterface: string | null;
+}
+
+function ctStates(b: Branch): ReadonlySet<string> {
+  const s = new Set(["NEW"]);
+  if (b.dnat !== null) s.add("DNAT");
+  if (b.masquerade) s.add("SNAT");
+  return s;
+}
+
+/** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
+function runHook(env: Env, hook: Hook, inInterface: string | null, paths: Branch[], route: Route | null, finals: Final[]): Branch[] {
+  let current = paths;
+  for (const [table, chain] of hook) {
+    if (!env.state.tables.has(table)) continue;
+    const next: Branch[] = [];
+    for (const b of current) {
+      const ctx: MatchContext = { ...env.base, table, inInterface, ctStates: ctStates(b) };
+      for (const end of walkTable(env.state, table, chain, b, ctx)) {
+        if (end.end === "accept") next.push(end.branch);
+        else {
+          const verdict: Verdict = end.end === "drop" ? "dropped" : end.end === "reject" ? "rejected" : "unknown";
+          finals.push({ branch: end.branch, verdict, reason: end.reason, route });
+        }
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+function checkPacket(packet: Packet, family: IPFamily): { src: number[]; dst: number[] } {
+  const src = hostBytes(packet.source, family);
+  const dst = hostBytes(packet.destination, family);
+  if (src === null) throw new TraceInputError(`source ${packet.source} is not an ${family} address`);
+  if (dst === null) throw new TraceInputError(`destination ${packet.destination} is not an ${family} address`);
+  for (const [what, port] of [
+    ["source", packet.sourcePort],
+    ["destination", packet.destinationPort],
+  ] as const) {
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TraceInputError(`${what} port ${port} is not a port`);
+  }
+  if (!(packet.protocol in PROTOCOL_NUMBERS)) throw new TraceInputError(`protocol ${String(packet.protocol)} is not tcp, udp or sctp`);
+  return { src, dst };
+}
+
+function localAddresses(options: TraceOptions, family: IPFamily): LocalAddresses {
+  const addresses = new Set<string>();
+  for (const a of options.nodeAddresses ?? []) {
+    const bytes = hostBytes(a, family);
+    if (bytes !== null) addresses.add(hostText(bytes));
+  }
+  return { addresses };
+}
+
+function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [number[], number][]> {
+  const map = new Map<string, [number[], number][]>();
+  for (const r of options.affinity ?? []) {
+    const bytes = hostBytes(r.client, family);
+    if (bytes === null) continue;
+    const list = map.get(r.chain);
+    if (list === undefined) map.set(r.chain, [[bytes, r.lastSeen]]);
+    else list.push([bytes, r.lastSeen]);
+  }
+  return map;
+}
+
+/**
+ * Traces the first packet of a new connection through a kernel state (only `-A` rules count):
+ * nat PREROUTING or OUTPUT (DNAT), then filter INPUT or FORWARD (by whether the translated
+ * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade). Returns every
+ * path with its exact probability; the probabilities sum to 1 unless a path met a rule the
+ * tracer does not model (verdict `unknown`). The state's canonical rules and indexes are built
+ * on the first trace and reused for the same `state` object.
+ *
+ * @param state a kernel state: `generateState(model)` or a parsed `iptables-save` dump.
+ * @param packet the packet.
+ * @param options the node's addresses and the session-affinity state.
+ * @returns every outcome.
+ * @throws {TraceInputError} when the packet's addresses are not of the state's family, or a port is out of range.
+ *
+ * @example
+ * traceRules(generateState(model), {
+ *   source: "10.244.0.5", sourcePort: 40000, destination: "10.96.0.10", destinationPort: 80,
+ *   protocol: "tcp", from: "pod", inInterface: "cbr0",
+ * }, { nodeAddresses: ["192.168.0.2"] }).outcomes.map((o) => o.summary)
+ * // ["default/web:http → 10.244.1.2:8080  p=0.333333333  no masquerade", …]
+ */
+export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions = {}): TraceResult {
+  const family = state.family;
+  const { src, dst } = checkPacket(packet, family);
+  const local = localAddresses(options, family);
+  const env: Env = {
+    state: compileState(state),
+    base: {
+      family,
+      protocolNumber: PROTOCOL_NUMBERS[packet.protocol],
+      protocolName: packet.protocol,
+      local,
+      recent: recentIndex(options, family),
+      now: options.now ?? 0,
+    },
+    packetInterface: packet.inInterface ?? null,
+  };
+  const start: Branch = {
+    src,
+    srcText: hostText(src),
+    dst,
+    dstText: hostText(dst),
+    sport: packet.sourcePort,
+    dport: packet.destinationPort,
+    mark: 0,
+    probability: ONE,
+    steps: [],
+    dnat: null,
+    masquerade: false,
+    endpointChain: null,
+    recentSet: [],
+  };
+  const finals: Final[] = [];
+  if (packet.from === "node") {
+    for (const b of runHook(env, OUTPUT, "", [start], null, finals)) {
+      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "output";
+      const out = runHook(env, POSTROUTING, "", [b], route, finals);
+      const delivered = route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", out, route, finals) : out;
+      for (const d of delivered) finals.push({ branch: d, verdict: "accepted", reason: null, route });
+    }
+  } else {
+    for (const b of runHook(env, PREROUTING, env.packetInterface, [start], null, finals)) {
+      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "forward";
+      const passed =
+        route === "local"
+          ? runHook(env, INPUT, env.packetInterface, [b], route, finals)
+          : runHook(env, POSTROUTING, env.packetInterface, runHook(env, FORWARD, env.packetInterface, [b], route, finals), route, finals);
+      for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
+    }
+  }
+  let total = ZERO;
+  const outcomes = finals.map((f) => {
+    total = add(total, f.branch.probability);
+    return toOutcome(f);
+  });
+  return { packet, outcomes, total };
+}
+
+const SERVICE_PORT_NAME = /^[^\s/]+\/[^\s]+$/;
+
+/** The service port a path's rules name: the first word of the last comment that looks like `ns/name[:port]`. */
+function servicePortOf(steps: readonly TraceStep[]): string | null {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i];
+    if (s === undefined || !s.matched || s.comment === null) continue;
+    const word = s.comment.split(" ", 1)[0] ?? "";
+    if (SERVICE_PORT_NAME.test(word)) return word;
+  }
+  return null;
+}
+
+/**
+ * An address and port as Kubernetes prints an endpoint: `ip:port`, `[ipv6]:port`.
+ *
+ * @example
+ * formatSocket({ address: "fd00::1", port: 80 }) // "[fd00::1]:80"
+ */
+export function formatSocket(s: { readonly address: string; readonly port: number }): string {
+  return s.address.indexOf(":") >= 0 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+}
+
+function toOutcome(f: Final): TraceOutcome {
+  const b = f.branch;
+  const servicePort = servicePortOf(b.steps);
+  const p = formatFraction(b.probability);
+  const who = servicePort ?? "(no service)";
+  let summary: string;
+  if (f.verdict === "accepted") {
+    const where = b.dnat === null ? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)` : formatSocket(b.dnat);
+    summary = `${who} → ${where}  p=${p}  ${b.masquerade ? "masquerade" : "no masquerade"}`;
+  } else {
+    const last = b.steps[b.steps.length - 1];
+    const why = f.verdict === "unknown" ? f.reason : last?.comment;
+    summary = `${who} → ${f.verdict.toUpperCase()}  p=${p}${why === null || why === undefined ? "" : `  (${why})`}`;
+  }
+  return {
+    verdict: f.verdict,
+    unknownReason: f.reason,
+    route: f.route,
+    dnat: b.dnat,
+    masquerade: b.masquerade,
+    mark: b.mark,
+    endpointChain: b.endpointChain,
+    servicePort,
+    recentSet: b.recentSet,
+    probability: b.probability,
+    steps: b.steps,
+    summary,
+  };
+}

@@ -1,0 +1,160 @@
+// diffRules / formatDelta / summarizeDiff / runDiff: a restore-form state and its save-form twin
+// are equal; the delta applied to OLD gives NEW exactly; the summary names the Service.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { runDiff } from "../src/cli/diff.js";
+import { deltaOf, diffRules, formatDelta, isKubeProxyChain, summarizeDiff } from "../src/diff/index.js";
+import { parseRulesOrThrow } from "../src/format/parse.js";
+import { formatSave } from "../src/format/save.js";
+import { generateState } from "../src/generate/rules.js";
+import { applyRestore } from "../src/ir/state.js";
+import { modelFromInput } from "../src/kube/to-model.js";
+import type { ClusterInput } from "../src/kube/types.js";
+import { listVectors, readJson } from "./support/fixtures.js";
+import { randomCluster } from "./support/random-cluster.js";
+
+interface Sequence {
+  name: string;
+  config: NonNullable<ClusterInput["config"]>;
+  steps: {
+    services: NonNullable<ClusterInput["services"]>;
+    endpointSlices: NonNullable<ClusterInput["endpointSlices"]>;
+    expected: { save: string };
+  }[];
+}
+const sequences = listVectors("kube-proxy-sequences").map((v) => readJson<Sequence>(v.path));
+const stateOf = (c: ClusterInput) => generateState(modelFromInput(c));
+
+describe("diffRules", () => {
+  it("sees no difference between a generated state and the kernel's save of it", () => {
+    for (const v of listVectors("kube-proxy").slice(0, 40)) {
+      const vec = readJson<ClusterInput & { expected: { save: string } }>(v.path);
+      const ours = stateOf(vec);
+      const kernel = parseRulesOrThrow(vec.expected.save, { family: ours.family });
+      expect(diffRules(ours, kernel).tables, v.name).toEqual([]);
+    }
+  });
+
+  it("delta between kube-proxy's kernel states of a sequence, applied, gives the next state", () => {
+    for (const seq of sequences) {
+      for (let i = 1; i < seq.steps.length; i++) {
+        const prev = parseRulesOrThrow((seq.steps[i - 1] as Sequence["steps"][number]).expected.save);
+        const step = seq.steps[i] as Sequence["steps"][number];
+        const next = stateOf({
+          config: seq.config,
+          services: step.services,
+          endpointSlices: step.endpointSlices,
+        });
+        const diff = diffRules(prev, next);
+        const applied = applyRestore(prev, deltaOf(diff), { noflush: true });
+        expect(diffRules(applied, next).tables, `${seq.name} step ${i}`).toEqual([]);
+      }
+    }
+  });
+
+  it("delta between random clusters, applied, gives NEW exactly", () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const a = randomCluster(seed);
+      const b = randomCluster(seed + 1000, { family: (a.config.ipFamily ?? "IPv4") as "IPv4" | "IPv6" });
+      const old = stateOf(a);
+      const next = stateOf({ ...b, config: a.config });
+      const applied = applyRestore(old, deltaOf(diffRules(old, next)), { noflush: true });
+      expect(formatSave(applied), `seed ${seed}`).toBe(formatSave(next));
+    }
+  });
+
+  it("edits shared chains rule by rule, rewrites service chains, deletes removed ones last", () => {
+    const seq = sequences.find((s) => s.name === "seq-add-delete-service") as Sequence;
+    const [s0, s1, s2] = seq.steps as [
+      Sequence["steps"][number],
+      Sequence["steps"][number],
+      Sequence["steps"][number],
+    ];
+    const st = (s: Sequence["steps"][number]) =>
+      stateOf({ config: seq.config, services: s.services, endpointSlices: s.endpointSlices });
+    const added = formatDelta(diffRules(st(s0), st(s1)));
+    expect(added).not.toMatch(/^:KUBE-SERVICES/m);
+    expect(added).toMatch(/^-I KUBE-SERVICES 1 .*default\/api:grpc cluster IP/m);
+    const removed = formatDelta(diffRules(st(s1), st(s2)));
+    const lines = removed.split("\n");
+    const lastRule = Math.max(...lines.map((l, i) => (l.startsWith("-D") ? i : -1)));
+    const firstX = lines.findIndex((l) => l.startsWith("-X"));
+    expect(firstX).toBeGreaterThan(lastRule);
+    expect(summarizeDiff(diffRules(st(s1), st(s2)))).toMatch(
+      /^default\/web:http: -\d+ rules; chains removed .*KUBE-SEP-/m,
+    );
+    expect(summarizeDiff(diffRules(st(s1), st(s1)))).toBe("no changes\n");
+  });
+
+  it("leaves chains kube-proxy does not own alone", () => {
+    const seq = sequences[0] as Sequence;
+    const s = seq.steps[0] as Sequence["steps"][number];
+    const ours = stateOf({ config: seq.config, services: s.services, endpointSlices: s.endpointSlices });
+    const dump = `${s.expected.save.replace("*filter\n", "*filter\n").replace(/^COMMIT$/m, ":DOCKER - [0:0]\n-A DOCKER -j RETURN\nCOMMIT")}`;
+    const node = parseRulesOrThrow(dump);
+    expect(diffRules(node, ours, { chains: isKubeProxyChain }).tables).toEqual([]);
+    expect(diffRules(node, ours).tables).not.toEqual([]);
+  });
+});
+
+describe("runDiff", () => {
+  const dir = mkdtempSync(join(tmpdir(), "kube-iptables-diff-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  function run(args: string[]): { code: number; out: string; err: string } {
+    let out = "";
+    let err = "";
+    const o = vi.spyOn(process.stdout, "write").mockImplementation((t) => {
+      out += String(t);
+      return true;
+    });
+    const e = vi.spyOn(process.stderr, "write").mockImplementation((t) => {
+      err += String(t);
+      return true;
+    });
+    try {
+      return { code: runDiff(args), out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+    }
+  }
+  const seq = sequences.find((s) => s.name === "seq-add-delete-service") as Sequence;
+  const s0 = seq.steps[0] as Sequence["steps"][number];
+  const s1 = seq.steps[1] as Sequence["steps"][number];
+  const cluster0 = join(dir, "c0.json");
+  const cluster1 = join(dir, "c1.json");
+  const save0 = join(dir, "s0.txt");
+  writeFileSync(
+    cluster0,
+    JSON.stringify({ config: seq.config, services: s0.services, endpointSlices: s0.endpointSlices }),
+  );
+  writeFileSync(
+    cluster1,
+    JSON.stringify({ config: seq.config, services: s1.services, endpointSlices: s1.endpointSlices }),
+  );
+  writeFileSync(save0, `# Generated by iptables-save\n:DOCKER - [0:0]\n`.slice(0, 0) + s0.expected.save);
+
+  it("cluster vs cluster: a summary by Service, and a restore delta", () => {
+    const r = run([cluster0, cluster1]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^default\/api:grpc: \+\d+ rules; chains added /m);
+    const d = run([cluster0, cluster1, "--format", "restore"]);
+    expect(d.code).toBe(0);
+    expect(d.out).toMatch(/^\*nat$/m);
+  });
+
+  it("node dump vs cluster: what kube-proxy would change", () => {
+    expect(run([save0, cluster0]).out).toBe("no changes\n");
+    expect(run([save0, cluster1]).out).toMatch(/default\/api:grpc/);
+  });
+
+  it("exit codes", () => {
+    expect(() => run([cluster0])).toThrow(/two files/);
+    expect(() => run([cluster0, cluster1, "--format", "x"])).toThrow(/--format/);
+    expect(run([cluster0, join(dir, "missing.json")]).code).toBe(2);
+    writeFileSync(join(dir, "bad.txt"), "*nat\n-A NOPE -j ACCEPT\nCOMMIT\n");
+    expect(run([cluster0, join(dir, "bad.txt")]).code).toBe(2);
+  });
+});
