@@ -22,5 +22,13 @@ const ms = performance.now() - t0;
 const cpu = process.cpuUsage(c0);
 writeSync(1, "@@END\n");
 const heapAfter = getHeapStatistics().used_heap_size;
-const result = { id, ms, cpuMs: (cpu.user + cpu.system) / 1000, heapBefore, heapAfter, maxRSS: process.resourceUsage().maxRSS * 1024, ...bench.describe(output) };
+const result = {
+  id,
+  ms,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  heapBefore,
+  heapAfter,
+  maxRSS: process.resourceUsage().maxRSS * 1024,
+  ...bench.describe(output),
+};
 writeSync(1, `@@RESULT ${JSON.stringify(result)}\n`);

@@ -24,7 +24,12 @@ function random(seed) {
 }
 
 function address(family, base, n) {
-  if (family === "IPv6") return `fd00:${base.toString(16)}::${n.toString(16)}`;
+  if (family === "IPv6") {
+    // Two groups: one group holds only 16 bits (100,000 pods need 17).
+    const high = n >>> 16;
+    const low = (n & 0xffff).toString(16);
+    return `fd00:${base.toString(16)}::${high === 0 ? low : `${high.toString(16)}:${low}`}`;
+  }
   return `${base}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 

@@ -7,7 +7,13 @@ export const KUBE_PROXY = {
   "1k": { full: [102, 102], bytes: 3225922, rules: 32009, partial: [26, 26], partialBytes: 143467 },
   "5k": { full: [340, 340], bytes: 16203156, rules: 160009, partial: [126, 126], partialBytes: 704907 },
   "10k": { full: [520, 520], bytes: 32407666, rules: 320009, partial: [200, 200], partialBytes: 1406791 },
-  "50k": { full: [5030, 6070], bytes: 162292564, rules: 1600009, partial: [1403, 1612], partialBytes: 7090063 },
+  "50k": {
+    full: [5030, 6070],
+    bytes: 162292564,
+    rules: 1600009,
+    partial: [1403, 1612],
+    partialBytes: 7090063,
+  },
   "1kx100": { full: [445, 450], bytes: 29881018, rules: 302009, partial: [88, 133], partialBytes: 169749 },
   mixed10k: { full: [933, 964], bytes: 41595024, rules: 380341, partial: [292, 310], partialBytes: 3975832 },
 };
@@ -25,7 +31,8 @@ export const KUBE_PROXY_PEAK_MEMORY = { "10k": 378e6, "50k": 2.0e9 };
 export const mid = ([lo, hi]) => (lo + hi) / 2;
 
 /** "520" or "5,030–6,070". */
-export const range = ([lo, hi]) => (lo === hi ? lo.toLocaleString("en-US") : `${lo.toLocaleString("en-US")}–${hi.toLocaleString("en-US")}`);
+export const range = ([lo, hi]) =>
+  lo === hi ? lo.toLocaleString("en-US") : `${lo.toLocaleString("en-US")}–${hi.toLocaleString("en-US")}`;
 
 /**
  * kube-proxy's time and bytes for a case, or `null` when it has no counterpart: a full sync for

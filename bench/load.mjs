@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
-import { generateCluster, GENERATED } from "./generate.mjs";
+import { GENERATED, generateCluster } from "./generate.mjs";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(BENCH_DIR, "..");
@@ -35,7 +35,7 @@ export function detectFeatures(lib) {
   const has = (name) => typeof lib[name] === "function";
   return {
     save: has("formatSave") && has("generateState"),
-    checked: has("modelFromKubernetes"),
+    checked: has("prepareCluster"),
     sync: has("createSync"),
     parse: has("parseRules"),
     trace: has("traceRules"),

@@ -19,7 +19,9 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     warmup: { type: "string", default: "1" },
-    runs: { type: "string", default: "3" }, top: { type: "string", default: "30" } },
+    runs: { type: "string", default: "3" },
+    top: { type: "string", default: "30" },
+  },
 });
 const id = positionals[0] ?? "restore:bench-clusterip-10000";
 const lib = await loadLibrary();
@@ -62,7 +64,8 @@ const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 // Profiler.stop serializes the profile inside `session.post` ("dispatch"): not our time.
 function isProfiler(id) {
-  for (let x = id; x !== undefined; x = parent.get(x)) if (byId.get(x).callFrame.url === "node:inspector") return true;
+  for (let x = id; x !== undefined; x = parent.get(x))
+    if (byId.get(x).callFrame.url === "node:inspector") return true;
   return false;
 }
 const self = new Map();
@@ -81,7 +84,9 @@ for (const [key, us] of self) {
   bySource.set(file, (bySource.get(file) ?? 0) + us);
 }
 const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
-console.log(`${id}: ${values.runs} runs, ${wall.toFixed(0)} ms wall, ${(total / 1000).toFixed(0)} ms sampled; profile: ${file}\n`);
+console.log(
+  `${id}: ${values.runs} runs, ${wall.toFixed(0)} ms wall, ${(total / 1000).toFixed(0)} ms sampled; profile: ${file}\n`,
+);
 console.log("self time by function");
 for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
   const [fn, loc] = key.split("\t");

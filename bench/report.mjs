@@ -3,10 +3,21 @@
 //   node bench/report.mjs   (run.mjs calls writeReport itself)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { caseIds, caseInfo } from "./cases.mjs";
 import { KUBE_PROXY_PEAK_MEMORY, kubeProxyFor, mid, range } from "./kube-proxy.mjs";
 import { BENCH_DIR } from "./load.mjs";
+import { tidy } from "./tidy.mjs";
 
-const ms = (v) => (v === undefined ? "–" : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+const ms = (v) =>
+  v === undefined
+    ? "–"
+    : v >= 100
+      ? v.toFixed(0)
+      : v >= 10
+        ? v.toFixed(1)
+        : v >= 1
+          ? v.toFixed(2)
+          : v.toFixed(3);
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const int = (n) => (n === undefined ? "–" : n.toLocaleString("en-US"));
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
@@ -15,38 +26,78 @@ function find(results, op, model) {
   return results.cases.find((c) => c.op === op && c.model === model && c.skip === undefined);
 }
 
-/** Each target of issue 7: what it asks, what we measured, whether it holds. */
+/**
+ * Each target of issue 7: what it asks, what we measured, whether it holds. Timing targets are
+ * judged twice, on wall time (what the issue means) and on CPU time (what survives a shared
+ * machine): rows are [target, wall, met, CPU, met].
+ */
 function targets(results) {
   const rows = [];
-  const add = (what, c, value, limit, show = ms) => {
-    if (c === undefined) rows.push([what, "not measured", "–"]);
-    else rows.push([what, show(value(c)), value(c) <= limit ? "yes" : "**no**"]);
+  const verdict = (v, limit) => (v <= limit ? "yes" : "**no**");
+  const timed = (what, c, mode, limit, scale = (v) => v, show = ms) => {
+    if (c === undefined) return rows.push([what, "not measured", "–", "–", "–"]);
+    const w = scale(c[mode].wall.median, "wall");
+    const u = scale(c[mode].cpu.median, "cpu");
+    rows.push([what, show(w), verdict(w, limit), show(u), verdict(u, limit)]);
   };
+  const plain = (what, c, value, limit, show) => {
+    if (c === undefined) return rows.push([what, "not measured", "–", "", ""]);
+    rows.push([what, show(value(c)), verdict(value(c), limit), "", ""]);
+  };
+  const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
+  const times = (r) => `${r.toFixed(2)}×`;
   const tenK = find(results, "restore", "bench-clusterip-10000");
-  add("10k×10 → restore, cold median ≤ 260 ms", tenK, (c) => c.cold.wall.median, 260);
-  add("10k×10 → restore, warm median ≤ 130 ms", tenK, (c) => c.warm.wall.median, 130);
-  add("10k×10 → restore, peak heap growth ≤ 150 MB", tenK, (c) => c.heap.peakGrowth, 150e6, (b) => `${(b / 1e6).toFixed(0)} MB`);
+  timed("10k×10 → restore, cold median ≤ 260 ms", tenK, "cold", 260);
+  timed("10k×10 → restore, warm median ≤ 130 ms", tenK, "warm", 130);
+  plain("10k×10 → restore, peak heap growth ≤ 150 MB", tenK, (c) => c.heap.peakGrowth, 150e6, mb);
   const fiftyK = find(results, "restore", "bench-clusterip-50000");
-  if (tenK && fiftyK) {
-    add("50k×10 cold ≤ 5.5 × our 10k cold", fiftyK, (c) => c.cold.wall.median / tenK.cold.wall.median, 5.5, (r) => `${r.toFixed(2)}×`);
-    add("50k×10 warm ≤ 5.5 × our 10k warm", fiftyK, (c) => c.warm.wall.median / tenK.warm.wall.median, 5.5, (r) => `${r.toFixed(2)}×`);
+  for (const mode of ["cold", "warm"]) {
+    if (tenK === undefined || fiftyK === undefined) continue;
+    timed(
+      `50k×10 ${mode} ≤ 5.5 × our 10k ${mode}`,
+      fiftyK,
+      mode,
+      5.5,
+      (v, kind) => v / tenK[mode][kind].median,
+      times,
+    );
   }
-  add("50k×10 peak heap growth < 1 GB", fiftyK, (c) => c.heap.peakGrowth, 1e9, (b) => `${(b / 1e6).toFixed(0)} MB`);
+  plain("50k×10 peak heap growth < 1 GB", fiftyK, (c) => c.heap.peakGrowth, 1e9, mb);
   for (const [model, kp] of [
     ["bench-clusterip-1000x100", [445, 450]],
     ["bench-mixed-10000", [933, 964]],
   ]) {
     const c = find(results, "restore", model);
-    add(`${model} → restore, cold ≤ 0.5 × kube-proxy (${ms(mid(kp) / 2)} ms)`, c, (x) => x.cold.wall.median, mid(kp) / 2);
+    timed(`${model} → restore, cold ≤ 0.5 × kube-proxy (${ms(mid(kp) / 2)} ms)`, c, "cold", mid(kp) / 2);
+    timed(`${model} → restore, warm ≤ 0.5 × kube-proxy (${ms(mid(kp) / 2)} ms)`, c, "warm", mid(kp) / 2);
   }
-  const kube = find(results, "kube", "bench-clusterip-10000");
-  add("10k×10 objects → model (validated), warm ≤ 100 ms", kube, (c) => c.warm.wall.median, 100);
-  add("10k×10 objects → model (validated), cold ≤ 100 ms", kube, (c) => c.cold.wall.median, 100);
-  const build = find(results, "build", "bench-clusterip-10000");
-  add("10k×10 objects → model (unchecked), warm ≤ 100 ms", build, (c) => c.warm.wall.median, 100);
+  timed(
+    "10k×10 objects → model (validated), cold ≤ 100 ms",
+    find(results, "kube", "bench-clusterip-10000"),
+    "cold",
+    100,
+  );
+  timed(
+    "10k×10 objects → model (validated), warm ≤ 100 ms",
+    find(results, "kube", "bench-clusterip-10000"),
+    "warm",
+    100,
+  );
+  timed(
+    "10k×10 objects → model (unchecked), warm ≤ 100 ms",
+    find(results, "build", "bench-clusterip-10000"),
+    "warm",
+    100,
+  );
   const inc = find(results, "update-endpoint", "bench-clusterip-10000");
-  add("one endpoint changed (10k), warm ≤ 1 ms", inc, (c) => c.warm.wall.median, 1);
-  add("one endpoint changed (10k), delta < 1 KB", inc, (c) => c.output.bytes, 1023, (b) => `${b} B`);
+  timed("one endpoint changed (10k), warm ≤ 1 ms", inc, "warm", 1);
+  plain(
+    "one endpoint changed (10k), delta < 1 KB",
+    inc,
+    (c) => c.output.bytes,
+    1023,
+    (b) => `${b} B`,
+  );
   return rows;
 }
 
@@ -59,16 +110,30 @@ function table(head, rows) {
 export function renderReport(results) {
   const m = results.machine;
   const measured = results.cases.filter((c) => c.skip === undefined);
-  const skipped = results.cases.filter((c) => c.skip !== undefined);
+  const seen = new Set(results.cases.map((c) => c.id));
+  const skipped = [
+    ...results.cases.filter((c) => c.skip !== undefined),
+    ...caseIds()
+      .filter((id) => !seen.has(id))
+      .map((id) => ({ ...caseInfo(id), skip: "not run yet (the suite was stopped first)" })),
+  ];
   const out = [];
   out.push("# Benchmark results");
   out.push("");
-  out.push("Generated by `npm run bench` (bench/run.mjs → bench/report.mjs); do not edit by hand. Raw data: `bench/results.json`.");
+  out.push(
+    "Generated by `npm run bench` (bench/run.mjs → bench/report.mjs); do not edit by hand. Raw data: `bench/results.json`.",
+  );
   out.push("");
   out.push(`- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}`);
   out.push(`- **Node:** ${m.node}`);
+  if (results.complete === false)
+    out.push(
+      "- **Incomplete run:** the suite was stopped before every case ran; the missing ones are listed under *Not measured*.",
+    );
   out.push(`- **Date:** ${results.date}`);
-  out.push(`- **Commit:** ${results.commit}${results.dirty ? " plus uncommitted changes under src/ (the working tree was measured)" : ""}`);
+  out.push(
+    `- **Commit:** ${results.commit}${results.dirty ? " plus uncommitted changes under src/ (the working tree was measured)" : ""}`,
+  );
   out.push(
     `- **Load average** (1/5/15 min) at start ${m.loadAverage.start.map((v) => v.toFixed(1)).join(" / ")}, at end ${m.loadAverage.end.map((v) => v.toFixed(1)).join(" / ")}. ` +
       `Above ${m.cores} the machine was shared and wall times are inflated; the CPU-time columns (user + system of the whole process, GC threads included) suffer far less.`,
@@ -78,20 +143,40 @@ export function renderReport(results) {
     `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.quick ? " — quick mode" : ""}.`,
   );
   out.push("");
-  out.push("**Cold** = a fresh `node` process (no JIT, empty chain-name and address caches; input loaded and, for the model → text cases, the model built before the clock starts). ");
-  out.push("**Warm** = the same process running the operation again (the first run is discarded), as a long-lived controller does. ");
-  out.push("**Peak heap growth** = the largest used-heap size V8 reported (`--trace-gc`, before each collection, and at the end) minus the size before the call, in a separate cold run; ");
-  out.push("**retained** = used heap after the call with the result still alive minus before. p95 is nearest-rank (with ≤ 10 samples, the largest or second largest).");
+  out.push(
+    "**Cold** = a fresh `node` process (no JIT, empty chain-name and address caches; input loaded and, for the model → text cases, the model built before the clock starts). ",
+  );
+  out.push(
+    "**Warm** = the same process running the operation again (the first run is discarded), as a long-lived controller does. ",
+  );
+  out.push(
+    "**Peak heap growth** = the largest used-heap size V8 reported (`--trace-gc`, before each collection, and at the end) minus the size before the call, in the first cold run (run with `--trace-gc`); ",
+  );
+  out.push(
+    "**heap at end** = used heap right after the call (result alive, garbage not yet collected) minus before. p95 is nearest-rank (with ≤ 10 samples, the largest or second largest).",
+  );
   out.push("");
   out.push("## Targets (issue 7)");
   out.push("");
-  out.push(table(["target", "measured", "met"], targets(results)));
+  out.push(table(["target", "wall", "met", "CPU", "met"], targets(results)));
   out.push("");
   out.push("## Every case");
   out.push("");
   out.push(
     table(
-      ["case", "cold median", "cold p95", "cold CPU", "warm median", "warm p95", "warm CPU", "peak heap growth", "retained", "output bytes", "rules"],
+      [
+        "case",
+        "cold median",
+        "cold p95",
+        "cold CPU",
+        "warm median",
+        "warm p95",
+        "warm CPU",
+        "peak heap growth",
+        "heap at end",
+        "output bytes",
+        "rules",
+      ],
       measured.map((c) => [
         `${c.op} · ${c.model}`,
         ms(c.cold.wall.median),
@@ -108,7 +193,12 @@ export function renderReport(results) {
     ),
   );
   out.push("");
-  out.push("Times in ms. For `kube`/`build` the last column is service ports, and there are no output bytes.");
+  out.push(
+    "Times in ms. For `kube`/`build` the last column is service ports, and there are no output bytes. " +
+      "`kube` runs `prepareCluster` (validation, invalid objects left out): bench-mixed-10000 holds 1,000 Services the " +
+      "validator rejects (`healthCheckNodePort` on Services that are not LoadBalancer with externalTrafficPolicy " +
+      "Local), hence 9,000 ports there.",
+  );
   out.push("");
   out.push("## Side by side with kube-proxy");
   out.push("");
@@ -117,6 +207,7 @@ export function renderReport(results) {
       "kube-proxy's time includes its own bookkeeping and writing into a buffer, not `iptables-restore`; ours is model → text. A ratio below 1 means we are faster.",
   );
   out.push("");
+  const withRatio = (v, kp) => `${ms(v)} (${ratio(v, mid(kp))})`;
   const side = measured
     .map((c) => ({ c, kp: kubeProxyFor(c) }))
     .filter((x) => x.kp !== null)
@@ -124,20 +215,38 @@ export function renderReport(results) {
       `${c.op} · ${c.model}`,
       kp.what,
       range(kp.ms),
-      ms(c.cold.wall.median),
-      ratio(c.cold.wall.median, mid(kp.ms)),
-      ms(c.warm.wall.median),
-      ratio(c.warm.wall.median, mid(kp.ms)),
+      withRatio(c.cold.wall.median, kp.ms),
+      withRatio(c.cold.cpu.median, kp.ms),
+      withRatio(c.warm.wall.median, kp.ms),
+      withRatio(c.warm.cpu.median, kp.ms),
       int(kp.bytes ?? undefined),
       int(c.output.bytes),
       kp.rules === undefined ? "–" : `${int(kp.rules)} / ${int(c.output.rules)}`,
     ]);
-  out.push(table(["case", "kube-proxy", "kube-proxy ms", "ours cold", "ratio", "ours warm", "ratio", "kube-proxy bytes", "our bytes", "rules (kp / ours)"], side));
+  out.push(
+    table(
+      [
+        "case",
+        "kube-proxy",
+        "kube-proxy ms",
+        "ours cold (ratio)",
+        "cold CPU (ratio)",
+        "ours warm (ratio)",
+        "warm CPU (ratio)",
+        "kube-proxy bytes",
+        "our bytes",
+        "rules (kp / ours)",
+      ],
+      side,
+    ),
+  );
   out.push("");
   const mem = ["bench-clusterip-10000", "bench-clusterip-50000"].map((model, i) => {
     const c = find(results, "restore", model);
     const kp = i === 0 ? KUBE_PROXY_PEAK_MEMORY["10k"] : KUBE_PROXY_PEAK_MEMORY["50k"];
-    return c === undefined ? null : `${model}: kube-proxy process peak ${(kp / 1e6).toFixed(0)} MB; our cold process peak RSS ${(c.heap.maxRSS / 1e6).toFixed(0)} MB (input objects and model included), heap growth of the generation ${(c.heap.peakGrowth / 1e6).toFixed(0)} MB.`;
+    return c === undefined
+      ? null
+      : `${model}: kube-proxy process peak ${(kp / 1e6).toFixed(0)} MB; our cold process peak RSS ${(c.heap.maxRSS / 1e6).toFixed(0)} MB (input objects and model included), heap growth of the generation ${(c.heap.peakGrowth / 1e6).toFixed(0)} MB.`;
   });
   for (const line of mem) if (line !== null) out.push(`- ${line}`);
   out.push("");
@@ -161,4 +270,5 @@ export function writeReport(results) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   writeReport(JSON.parse(readFileSync(join(BENCH_DIR, "results.json"), "utf8")));
+  tidy(["bench/RESULTS.md"]);
 }

@@ -2,24 +2,34 @@
 // first). Cold runs are fresh child processes; warm runs loop in one child; one more child with
 // --trace-gc measures peak heap growth. Writes bench/results.json, then bench/scaling.svg and
 // bench/RESULTS.md.
-//   node bench/run.mjs [--only REGEX] [--quick]
+//   node bench/run.mjs [--only REGEX] [--resume] [--quick]
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { caseIds, caseInfo, skipReason } from "./cases.mjs";
+import { caseIds, caseInfo, runOrder, skipReason } from "./cases.mjs";
 import { BENCH_DIR, libraryPath, loadLibrary, ROOT } from "./load.mjs";
 import { drawPlot } from "./plot.mjs";
 import { writeReport } from "./report.mjs";
 import { peakHeap, summarize } from "./stats.mjs";
+import { tidy } from "./tidy.mjs";
 
-const { values } = parseArgs({ options: { only: { type: "string" }, quick: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    quick: { type: "boolean", default: false },
+    // Keep the measured cases of bench/results.json and run only the others.
+    resume: { type: "boolean", default: false },
+  },
+});
 // Small models get more runs; from 5,000 services one run takes seconds on a busy 2-core box.
 const COLD_RUNS = values.quick ? 2 : 5;
 const WARM_SAMPLES = values.quick ? 3 : 10;
 const LARGE_COLD_RUNS = values.quick ? 1 : 3;
 const LARGE_WARM_SAMPLES = values.quick ? 3 : 5;
+// 50,000 services: one run is tens of seconds here.
+const HUGE_COLD_RUNS = values.quick ? 1 : 2;
 
 // Other people rebuild dist/ while the suite runs (tsup cleans it first): measure a private copy,
 // kept under node_modules so that the build's bare imports (js-sha256, yaml…) still resolve.
@@ -41,7 +51,9 @@ function child(script, args, nodeFlags = []) {
   });
   const line = r.stdout?.split("\n").find((l) => l.startsWith("@@RESULT "));
   if (r.status !== 0 || line === undefined) {
-    throw new Error(`${script} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr?.slice(-2000)}`);
+    throw new Error(
+      `${script} ${args.join(" ")} failed (${r.status ?? r.signal}): ${r.stderr?.slice(-2000)}`,
+    );
   }
   return { result: JSON.parse(line.slice(9)), stdout: r.stdout };
 }
@@ -49,12 +61,13 @@ function child(script, args, nodeFlags = []) {
 function measureCase(id) {
   const info = caseInfo(id);
   const large = info.services >= 5000 || info.model.endsWith("x100") || info.model.endsWith("x1000");
+  const coldRuns = info.services >= 50000 ? HUGE_COLD_RUNS : large ? LARGE_COLD_RUNS : COLD_RUNS;
   // The first cold run also traces GC for the heap figures (a few hundred lines of output cost
   // far less than the run's own noise).
   const traced = child("cold.mjs", [id], ["--trace-gc"]);
   const { peak, collections } = peakHeap(traced.stdout, traced.result.heapAfter);
   const cold = [traced.result];
-  while (cold.length < (large ? LARGE_COLD_RUNS : COLD_RUNS)) cold.push(child("cold.mjs", [id]).result);
+  while (cold.length < coldRuns) cold.push(child("cold.mjs", [id]).result);
   const warm = child("warm.mjs", [id, String(large ? LARGE_WARM_SAMPLES : WARM_SAMPLES), "30"]).result;
   const { id: _id, ms: _ms, cpuMs: _cpu, heapBefore: _b, heapAfter: _a, maxRSS: _r, ...output } = cold[0];
   return {
@@ -82,10 +95,52 @@ function git(args) {
 const only = values.only === undefined ? null : new RegExp(values.only);
 const started = new Date();
 const loadBefore = loadavg();
+const RESULTS = join(BENCH_DIR, "results.json");
+// With --only, the other cases keep their earlier results; with --resume, the measured ones do.
+const previous =
+  (only !== null || values.resume) && existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, "utf8")) : null;
+const keep = (c) => (values.resume ? c.skip === undefined && c.error === undefined : !only.test(c.id));
+const earlier = previous === null ? [] : previous.cases.filter(keep);
+const done = new Set(earlier.map((c) => c.id));
 const cases = [];
 process.on("exit", () => rmSync(snapshot, { recursive: true, force: true }));
-for (const id of caseIds()) {
-  if (only !== null && !only.test(id)) continue;
+
+function save(complete) {
+  const order = caseIds();
+  const all = [...earlier, ...cases].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+  const results = {
+    date: started.toISOString(),
+    commit: git(["rev-parse", "--short", "HEAD"]),
+    // Uncommitted changes are the norm here (the lead commits): say so rather than pretend.
+    dirty: git(["status", "--porcelain", "--untracked-files=no", "src"]) !== "",
+    complete,
+    machine: {
+      cpu: cpus()[0]?.model ?? "unknown",
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      freeMemoryGiB: Math.round(freemem() / 2 ** 30),
+      platform: `${platform()} ${release()}`,
+      node: process.version,
+      loadAverage: { start: loadBefore, end: loadavg() },
+    },
+    settings: {
+      coldRuns: COLD_RUNS,
+      warmSamples: WARM_SAMPLES,
+      largeColdRuns: LARGE_COLD_RUNS,
+      largeWarmSamples: LARGE_WARM_SAMPLES,
+      hugeColdRuns: HUGE_COLD_RUNS,
+      quick: values.quick,
+    },
+    cases: all,
+  };
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(BENCH_DIR, "scaling.svg"), drawPlot(results));
+  writeReport(results);
+  tidy(["bench/results.json", "bench/RESULTS.md"]);
+}
+
+for (const id of runOrder()) {
+  if ((only !== null && !only.test(id)) || done.has(id)) continue;
   const skip = skipReason(lib, id);
   if (skip !== null) {
     console.log(`skip  ${id}: ${skip}`);
@@ -93,47 +148,27 @@ for (const id of caseIds()) {
     continue;
   }
   const t0 = performance.now();
-  const c = measureCase(id);
+  let c;
+  try {
+    c = measureCase(id);
+  } catch (error) {
+    // One broken case must not cost the rest of a long run.
+    console.log(`error ${id}: ${String(error.message).slice(0, 300)}`);
+    cases.push({
+      ...caseInfo(id),
+      skip: `failed: ${String(error.message).split("\n")[0].slice(0, 200)}`,
+      error: true,
+    });
+    save(false);
+    continue;
+  }
   cases.push(c);
   const f = (x) => x.toFixed(1).padStart(8);
   console.log(
     `${id.padEnd(40)} cold ${f(c.cold.wall.median)} ms (cpu ${f(c.cold.cpu.median)})  warm ${f(c.warm.wall.median)} ms (cpu ${f(c.warm.cpu.median)})  heap +${(c.heap.peakGrowth / 2 ** 20).toFixed(0)} MiB  [${((performance.now() - t0) / 1000).toFixed(0)} s]`,
   );
+  // After every case, so that an interrupted run keeps what it measured.
+  save(false);
 }
-
-// With --only, the other cases keep their earlier results.
-const RESULTS = join(BENCH_DIR, "results.json");
-if (only !== null && existsSync(RESULTS)) {
-  const earlier = JSON.parse(readFileSync(RESULTS, "utf8")).cases.filter((c) => !only.test(c.id));
-  const order = caseIds();
-  cases.push(...earlier);
-  cases.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
-}
-
-const results = {
-  date: started.toISOString(),
-  commit: git(["rev-parse", "--short", "HEAD"]),
-  // Uncommitted changes are the norm here (the lead commits): say so rather than pretend.
-  dirty: git(["status", "--porcelain", "--untracked-files=no", "src"]) !== "",
-  machine: {
-    cpu: cpus()[0]?.model ?? "unknown",
-    cores: cpus().length,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    freeMemoryGiB: Math.round(freemem() / 2 ** 30),
-    platform: `${platform()} ${release()}`,
-    node: process.version,
-    loadAverage: { start: loadBefore, end: loadavg() },
-  },
-  settings: {
-    coldRuns: COLD_RUNS,
-    warmSamples: WARM_SAMPLES,
-    largeColdRuns: LARGE_COLD_RUNS,
-    largeWarmSamples: LARGE_WARM_SAMPLES,
-    quick: values.quick,
-  },
-  cases,
-};
-writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(BENCH_DIR, "scaling.svg"), drawPlot(results));
-writeReport(results);
+save(true);
 console.log("wrote bench/results.json, bench/scaling.svg, bench/RESULTS.md");

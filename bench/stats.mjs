@@ -18,7 +18,8 @@ export function summarize(values) {
   return { median: median(values), p95: percentile(values, 95), n: values.length };
 }
 
-const GC_LINE = /(?:Scavenge|Mark-Compact|Mark-Sweep|Mark-sweep|Minor Mark-Compact|Minor Mark-Sweep)\s+([\d.]+) \(([\d.]+)\) -> ([\d.]+)/;
+const GC_LINE =
+  /(?:Scavenge|Mark-Compact|Mark-Sweep|Mark-sweep|Minor Mark-Compact|Minor Mark-Sweep)\s+([\d.]+) \(([\d.]+)\) -> ([\d.]+)/;
 
 /**
  * Peak used heap (bytes) between the `@@BEGIN` and `@@END` markers of a child run with

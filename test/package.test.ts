@@ -233,6 +233,8 @@ describe.skipIf(!ready)("the packed tarball", () => {
   });
 });
 
-describe.runIf(!ready)("the packed tarball (waiting for src/index.ts)", () => {
-  it.todo("packs, installs, imports, requires and passes publint");
-});
+if (!ready) {
+  describe("the packed tarball (waiting for src/index.ts)", () => {
+    it.todo("packs, installs, imports, requires and passes publint");
+  });
+}

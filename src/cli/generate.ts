@@ -8,7 +8,7 @@ import { generateRules, generateState } from "../generate/rules.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { readClusterText } from "../kube/read-input.js";
 import { readInput, writeErr, writeOut } from "./io.js";
-import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
+import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -32,6 +32,7 @@ export function runGenerate(argv: readonly string[]): number {
   if (positionals.length !== 1) throw new UsageError("generate takes one FILE (or - for stdin)");
   const format = values.format ?? "save";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
+  checkNodeOptions(values);
   const text = (() => {
     try {
       return readInput(positionals[0] as string);
@@ -49,9 +50,15 @@ export function runGenerate(argv: readonly string[]): number {
   const config = applyNodeOptions(read.input.config, values);
   const families = familiesOf(values.family, config);
   const outputs: string[] = [];
+  // With --family both, a problem outside the family-specific checks is found twice: print it once.
+  const printed = new Set<string>();
   for (const family of families) {
     const prepared = prepareCluster({ ...read.input, config }, { family, strict: values.strict === true, origins: read.origins });
-    for (const p of prepared.problems) writeErr(formatProblem(p));
+    for (const p of prepared.problems) {
+      const line = formatProblem(p);
+      if (!printed.has(line)) writeErr(line);
+      printed.add(line);
+    }
     if (prepared.model === null) return EXIT_INPUT;
     const model = prepared.model;
     const body =
@@ -61,8 +68,11 @@ export function runGenerate(argv: readonly string[]): number {
           ? formatJson(generateRules(model))
           : formatSave(generateState(model));
     const header = families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
-    outputs.push(header + body);
+    outputs.push(format === "json" ? body : header + body);
   }
-  writeOut(outputs.join(""));
+  // JSON gets no '#' lines: several rule sets (each naming its family) are one array, so that
+  // the output stays one JSON document.
+  const json = format === "json" && families.length > 1;
+  writeOut(json ? `[\n${outputs.map((o) => o.trimEnd()).join(",\n")}\n]\n` : outputs.join(""));
   return EXIT_OK;
 }

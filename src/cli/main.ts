@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
 import { writeErr, writeOut } from "./io.js";
 import { EXIT_USAGE, UsageError } from "./usage.js";
@@ -11,6 +12,7 @@ const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) in
 
 Usage:
   kube-iptables generate FILE|- [--format save|restore|json] [node options]
+  kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
   kube-iptables --help | --version
 
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
@@ -43,6 +45,12 @@ node options (override the cluster file's config; defaults in brackets):
   --random-fully               the iptables binary supports --random-fully [off]
   --conntrack-tcp-be-liberal   nf_conntrack_tcp_be_liberal is set [off]
 
+diff: OLD and NEW are each a cluster file or a rules text (iptables-restore input or an
+iptables-save dump, detected). summary (default) lists what changed per Service; restore prints
+the delta that turns OLD's kernel state into NEW's with 'iptables-restore --noflush'. With a
+cluster file on one side and a node's iptables-save dump on the other, only kube-proxy's chains
+are compared (--all-chains compares every chain): what kube-proxy would change on that node.
+
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
 `;
 
@@ -67,6 +75,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case "generate":
         return runGenerate(rest);
+      case "diff":
+        return runDiff(rest);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

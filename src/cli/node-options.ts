@@ -31,6 +31,11 @@ export function applyNodeOptions(
   base: ProxyConfigInput | undefined,
   values: Record<string, string | boolean | string[] | undefined>,
 ): ProxyConfigInput {
+  // A config that is not an object (an array, a string) is left as it is, for validation to
+  // report: spreading it would turn it into a valid-looking {} and hide the mistake.
+  if (base !== undefined && (typeof base !== "object" || base === null || Array.isArray(base))) {
+    return base;
+  }
   const config: Mutable<ProxyConfigInput> = { ...base };
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const list = (name: string): string[] | undefined => values[name] as string[] | undefined;
@@ -79,4 +84,14 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
   if (flag === "IPv4" || flag === "IPv6") return [flag];
   if (flag === "both") return ["IPv4", "IPv6"];
   throw new UsageError(`--family ${flag}: expected IPv4, IPv6 or both`);
+}
+
+/**
+ * Checks the node flags without a config, so that a usage error (exit 1) is reported before
+ * the input is read, and never hides behind an unreadable file (exit 2).
+ *
+ * @throws UsageError for a bad or conflicting flag.
+ */
+export function checkNodeOptions(values: Record<string, string | boolean | string[] | undefined>): void {
+  familiesOf(values.family as string | undefined, applyNodeOptions(undefined, values));
 }

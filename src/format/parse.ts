@@ -22,7 +22,7 @@ import {
   type RuleSet,
   type Table,
 } from "../ir/types.js";
-import { tokenizeLine } from "./tokenize.js";
+import { TokenCache, tokenizeLine } from "./tokenize.js";
 
 /** Options of {@link parseRules}. */
 export interface ParseOptions {
@@ -105,6 +105,7 @@ class Parser {
   readonly pending: PendingRule[] = [];
   current: OpenTable | null = null;
   sawIPv6Address = false;
+  readonly tokens: TokenCache = new TokenCache();
 
   constructor(text: string, backend: Backend) {
     this.text = text;
@@ -231,7 +232,7 @@ class Parser {
   }
 
   parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
-    const tokens = tokenizeLine(this.text, start, end, newline);
+    const tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
     let k = 0;
     let counters: Counters | undefined;
     const head = tokens[0];
@@ -361,7 +362,7 @@ class Parser {
   checkRules(family: IPFamily): void {
     const options = { backend: this.backend } as const;
     for (const p of this.pending) {
-      const result = canonicalizeRuleCached(p.rule, family, options);
+      const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) continue;
       if (result.addressList) {
         const expanded = expandAddressLists(p.rule.args, family) ?? [];

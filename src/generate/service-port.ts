@@ -68,7 +68,6 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   const natShared: Rule[] = [];
   const natChains: string[] = [];
   const natChainRules: Rule[] = [];
-  const comment = (text: string): string[] => ["-m", "comment", "--comment", text];
   // A rule matching traffic to ip:port of this service port, as kube-proxy orders the arguments.
   const toDestination = (chain: string, text: string, ip: string, target: string): Rule =>
     appendRule(chain, ["-m", "comment", "--comment", text, "-m", proto, "-p", proto, "-d", ip, "--dport", dport, "-j", target]);
@@ -109,7 +108,10 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
         if (ctx.localhostNodePorts) {
           natShared.push(
             appendRule("KUBE-NODEPORTS", [
-              ...comment(spn),
+              "-m",
+              "comment",
+              "--comment",
+              spn,
               "-m",
               proto,
               "-p",
@@ -129,13 +131,16 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
         }
       }
       natShared.push(
-        appendRule("KUBE-NODEPORTS", [...comment(spn), "-m", proto, "-p", proto, "--dport", np, "-j", chains.ext]),
+        appendRule("KUBE-NODEPORTS", ["-m", "comment", "--comment", spn, "-m", proto, "-p", proto, "--dport", np, "-j", chains.ext]),
       );
     }
     if (!hasExternalEndpoints) {
       filter.push(
         appendRule("KUBE-EXTERNAL-SERVICES", [
-          ...comment(externalRejectComment),
+          "-m",
+          "comment",
+          "--comment",
+          externalRejectComment,
           "-m",
           "addrtype",
           "--dst-type",
@@ -157,7 +162,10 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   if (port.healthCheckNodePort !== 0) {
     filter.push(
       appendRule("KUBE-NODEPORTS", [
-        ...comment(`${spn} health check node port`),
+        "-m",
+        "comment",
+        "--comment",
+        `${spn} health check node port`,
         "-m",
         "tcp",
         "-p",
@@ -177,7 +185,7 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   if (usesFWChain) natChains.push(chains.fw);
   if (usesClusterPolicyChain) natChains.push(chains.svc);
   if (usesLocalPolicyChain) natChains.push(chains.svl);
-  const sepChains = reachable.map((ep) => endpointChain(spn, proto, ep.endpoint));
+  const sepChains = sepNames(reachable, spn, proto);
   for (const sep of sepChains) natChains.push(sep);
 
   // Masquerade rule for off-cluster traffic to the cluster IP, first in the internal chain.
@@ -185,8 +193,9 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     if (ctx.config.masqueradeAll) {
       natChainRules.push(toDestination(internalPolicyChain, `${spn} cluster IP`, port.clusterIP, "KUBE-MARK-MASQ"));
     } else if (ctx.ifNotLocal !== null) {
-      const args = ["-m", "comment", "--comment", `${spn} cluster IP`, "-m", proto, "-p", proto, "-d", port.clusterIP];
-      args.push("--dport", dport, ...ctx.ifNotLocal, "-j", "KUBE-MARK-MASQ");
+      const args = ["-m", "comment", "--comment", `${spn} cluster IP`, "-m", proto, "-p", proto, "-d", port.clusterIP, "--dport", dport];
+      for (const arg of ctx.ifNotLocal) args.push(arg);
+      args.push("-j", "KUBE-MARK-MASQ");
       natChainRules.push(appendRule(internalPolicyChain, args));
     }
   }
@@ -196,22 +205,21 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     const ext = chains.ext;
     if (!port.externalPolicyLocal) {
       natChainRules.push(
-        appendRule(ext, [...comment(`masquerade traffic for ${spn} external destinations`), "-j", "KUBE-MARK-MASQ"]),
+        appendRule(ext, ["-m", "comment", "--comment", `masquerade traffic for ${spn} external destinations`, "-j", "KUBE-MARK-MASQ"]),
       );
     } else {
       if (ctx.ifLocal !== null) {
-        natChainRules.push(
-          appendRule(ext, [
-            ...comment(`pod traffic for ${spn} external destinations`),
-            ...ctx.ifLocal,
-            "-j",
-            chains.svc,
-          ]),
-        );
+        const args = ["-m", "comment", "--comment", `pod traffic for ${spn} external destinations`];
+        for (const arg of ctx.ifLocal) args.push(arg);
+        args.push("-j", chains.svc);
+        natChainRules.push(appendRule(ext, args));
       }
       natChainRules.push(
         appendRule(ext, [
-          ...comment(`masquerade LOCAL traffic for ${spn} external destinations`),
+          "-m",
+          "comment",
+          "--comment",
+          `masquerade LOCAL traffic for ${spn} external destinations`,
           "-m",
           "addrtype",
           "--src-type",
@@ -220,7 +228,10 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
           "KUBE-MARK-MASQ",
         ]),
         appendRule(ext, [
-          ...comment(`route LOCAL traffic for ${spn} external destinations`),
+          "-m",
+          "comment",
+          "--comment",
+          `route LOCAL traffic for ${spn} external destinations`,
           "-m",
           "addrtype",
           "--src-type",
@@ -236,24 +247,32 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   // Load-balancer source ranges.
   if (usesFWChain) {
     const fw = chains.fw;
+    const lbComment = `${spn} loadbalancer IP`;
     let allowNode = false;
     for (const range of port.loadBalancerSourceRanges) {
-      natChainRules.push(appendRule(fw, [...comment(`${spn} loadbalancer IP`), "-s", range, "-j", chains.ext]));
+      natChainRules.push(appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", range, "-j", chains.ext]));
       if (ctx.primaryNodeIP !== null && rangeContains(range, ctx.primaryNodeIP)) allowNode = true;
     }
     if (allowNode) {
       for (const ip of port.loadBalancerVIPs) {
-        natChainRules.push(appendRule(fw, [...comment(`${spn} loadbalancer IP`), "-s", ip, "-j", chains.ext]));
+        natChainRules.push(appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", ip, "-j", chains.ext]));
       }
     }
-    natChainRules.push(appendRule(fw, comment(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)));
+    natChainRules.push(
+      appendRule(fw, ["-m", "comment", "--comment", `other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`]),
+    );
   }
 
-  // Load balancing to the endpoints.
-  // Chain names are memoized, so looking one up again costs a Map hit.
-  const sepFor = (ep: Endpoint): string => endpointChain(spn, proto, ep.endpoint);
-  if (usesClusterPolicyChain) writeLoadBalancing(natChainRules, chains.svc, cluster, spn, port, ctx, sepFor);
-  if (usesLocalPolicyChain) writeLoadBalancing(natChainRules, chains.svl, local, spn, port, ctx, sepFor);
+  // Load balancing to the endpoints. The SEP names computed above are reused when the list is
+  // the reachable list itself (the common case); a narrower list looks its names up again.
+  if (usesClusterPolicyChain) {
+    const seps = cluster === reachable ? sepChains : sepNames(cluster, spn, proto);
+    writeLoadBalancing(natChainRules, chains.svc, cluster, seps, spn, port, ctx);
+  }
+  if (usesLocalPolicyChain) {
+    const seps = local === reachable ? sepChains : sepNames(local, spn, proto);
+    writeLoadBalancing(natChainRules, chains.svl, local, seps, spn, port, ctx);
+  }
 
   // Endpoint chains.
   const sticky = port.stickyMaxAgeSeconds > 0;
@@ -279,20 +298,29 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   return { filter, natShared, natChains, natChainRules };
 }
 
+/** The SEP chain of each endpoint, in the list's order. */
+function sepNames(endpoints: readonly Endpoint[], spn: string, proto: string): string[] {
+  const names = new Array<string>(endpoints.length);
+  for (let i = 0; i < endpoints.length; i++) names[i] = endpointChain(spn, proto, (endpoints[i] as Endpoint).endpoint);
+  return names;
+}
+
+/** The SVC/SVL → SEP rules; `seps[i]` is the chain of `endpoints[i]`. */
 function writeLoadBalancing(
   out: Rule[],
   chain: string,
   endpoints: readonly Endpoint[],
+  seps: readonly string[],
   spn: string,
   port: ServicePort,
   ctx: GenerationContext,
-  sepFor: (ep: Endpoint) => string,
 ): void {
   const withComments = !ctx.largeClusterMode;
   if (port.stickyMaxAgeSeconds > 0) {
     const seconds = String(port.stickyMaxAgeSeconds);
-    for (const ep of endpoints) {
-      const sep = sepFor(ep);
+    for (let i = 0; i < endpoints.length; i++) {
+      const ep = endpoints[i] as Endpoint;
+      const sep = seps[i] as string;
       const args = withComments ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`] : [];
       args.push("-m", "recent", "--name", sep, "--rcheck", "--seconds", seconds, "--reap", "-j", sep);
       out.push(appendRule(chain, args));
@@ -301,7 +329,7 @@ function writeLoadBalancing(
   const n = endpoints.length;
   for (let i = 0; i < n; i++) {
     const ep = endpoints[i] as Endpoint;
-    const sep = sepFor(ep);
+    const sep = seps[i] as string;
     let args: string[];
     if (i < n - 1) {
       const p = probability(n - i);

@@ -214,6 +214,10 @@ const caches: Record<IPFamily, Map<string, CanonicalAddress | string>> = {
  * canonicalAddress("300.1.1.1", "IPv4") // "host/network `300.1.1.1' not found"
  */
 export function canonicalAddress(text: string, family: IPFamily): CanonicalAddress | string {
+  if (family === "IPv4") {
+    const plain = plainIPv4Host(text);
+    if (plain !== null) return plain;
+  }
   const cache = caches[family];
   let hit = cache.get(text);
   if (hit === undefined) {
@@ -221,6 +225,51 @@ export function canonicalAddress(text: string, family: IPFamily): CanonicalAddre
     cache.set(text, hit);
   }
   return hit;
+}
+
+const HOST_MASK_V4: readonly number[] = Object.freeze([255, 255, 255, 255]);
+
+/**
+ * The common case, `a.b.c.d` or `a.b.c.d/32` in canonical decimal (no leading zeros): already
+ * what iptables prints, so it is read with one scan and not memoized. Parsed rule sets hold
+ * ~100,000 distinct endpoint addresses that would otherwise each stay in the memo for good.
+ * Returns null for any other spelling, which takes the general path.
+ */
+function plainIPv4Host(text: string): CanonicalAddress | null {
+  let end = text.length;
+  if (end > 3 && text.charCodeAt(end - 3) === 47 /* / */) {
+    if (text.charCodeAt(end - 2) !== 51 /* 3 */ || text.charCodeAt(end - 1) !== 50 /* 2 */) return null;
+    end -= 3;
+  }
+  const bytes = [0, 0, 0, 0];
+  let part = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (digits === 0 || part === 3) return null;
+      bytes[part++] = value;
+      value = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && value === 0) return null; // a leading zero (octal in iptables' reading)
+      value = value * 10 + (c - 48);
+      if (value > 255) return null;
+      digits++;
+    } else {
+      return null;
+    }
+  }
+  if (digits === 0 || part !== 3) return null;
+  bytes[3] = value;
+  return {
+    address: end === text.length ? text : text.slice(0, end),
+    mask: "32",
+    prefixLength: 32,
+    bytes,
+    maskBytes: HOST_MASK_V4,
+  };
 }
 
 function computeCanonicalAddress(text: string, family: IPFamily): CanonicalAddress | string {

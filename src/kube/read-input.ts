@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { parseAllDocuments } from "yaml";
+import { type Document, isScalar, parseAllDocuments } from "yaml";
 import { type Problem, problem } from "../errors.js";
 import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+import { validateClusterInput } from "./validate.js";
 
 /** What {@link readClusterText} found. */
 export interface ReadResult {
@@ -78,14 +79,16 @@ export function readClusterValue(value: unknown): ReadResult {
     return splitObjects([value], () => "");
   }
   if (!isObject(value)) {
-    return {
-      input: null,
-      shape: null,
-      origins: NO_ORIGINS,
-      problems: [problem("MALFORMED_INPUT", "", "the input is not an object with services and endpointSlices, nor a Kubernetes List")],
-    };
+    // The validator's own problem, so that the CLI and validateClusterInput say the same thing.
+    return { input: null, shape: null, origins: NO_ORIGINS, problems: validateClusterInput(value) };
   }
   return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
+}
+
+/** A document with nothing written in it (comments only, or `---` alone), unlike an explicit `null`. */
+function isEmptyDocument(doc: Document): boolean {
+  const c = doc.contents;
+  return c === null || (isScalar(c) && c.value === null && c.source === "");
 }
 
 /**
@@ -132,7 +135,9 @@ export function readClusterText(text: string): ReadResult {
       ],
     };
   }
-  const values = list.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v !== null && v !== undefined);
+  // Documents with no content (comments only, `---` alone) are skipped; an explicit `null` or
+  // `~` is a value, and not a cluster file.
+  const values = list.filter((d) => !isEmptyDocument(d)).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
   if (values.length === 0) {
     return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("MALFORMED_INPUT", "", "the input is empty")] };
   }

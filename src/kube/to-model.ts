@@ -5,7 +5,7 @@
  */
 import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { resolveConfig } from "./config.js";
-import { endpointsByPort, sliceServiceKey } from "./endpoints.js";
+import { type DuplicatePolicy, endpointsByPort, sliceServiceKey } from "./endpoints.js";
 import { servicePortsOf, serviceSkipReason } from "./service-ports.js";
 import type { ClusterInput, EndpointSlice, Service } from "./types.js";
 
@@ -28,13 +28,14 @@ export function buildModel(
     else list.push(slice);
   }
   const servicePorts: ServicePort[] = [];
-  const duplicates = config.profile === "latest" ? "prefer-non-terminating" : "prefer-local";
+  const duplicates: DuplicatePolicy = config.profile === "latest" ? "prefer-non-terminating" : "prefer-local";
   for (const service of services) {
     // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
     if (serviceSkipReason(service, family) !== null) continue;
     const key = `${service.metadata.namespace ?? ""}/${service.metadata.name ?? ""}`;
     const slices = slicesByService.get(key);
-    const endpoints = slices === undefined ? undefined : endpointsByPort(slices, family, config.hostname);
+    const endpoints =
+      slices === undefined ? undefined : endpointsByPort(slices, family, config.hostname, duplicates);
     for (const port of servicePortsOf(service, family, endpoints)) servicePorts.push(port);
   }
   return { config, servicePorts };

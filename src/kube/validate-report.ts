@@ -57,7 +57,9 @@ export class Report {
 export function appendKey(path: string, key: PathKey): string {
   if (typeof key === "number") return `${path}[${key}]`;
   if (PATH_IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
+  // JSON.stringify leaves C1 controls and U+2028/U+2029 raw; a key holding one would break the
+  // one-line `path: message` the CLI prints, so they are escaped as in messages.
+  return `${path}[${JSON.stringify(key).replace(MESSAGE_UNSAFE, escapeChar)}]`;
 }
 
 /** Whether a value is a plain JSON object (not null, not an array). */

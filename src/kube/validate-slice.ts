@@ -54,7 +54,10 @@ export function validateEndpointSlice(
   r.enter(index);
   const meta = validateMetadata(r, slice, dns1123Subdomain, "EndpointSlice name");
   const label = meta.labels?.[SERVICE_NAME_LABEL];
-  const serviceName = typeof label === "string" && label !== "" ? label : undefined;
+  // An invalid label value is an error of its own (checkLabels); it names no Service, and must
+  // not be echoed raw into the "no Service" warning below (it may hold control characters).
+  const serviceName =
+    typeof label === "string" && label !== "" && labelValue(label) === undefined ? label : undefined;
   if (
     serviceName === undefined &&
     (label === undefined || label === "") &&

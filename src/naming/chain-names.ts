@@ -2,12 +2,15 @@
  * kube-proxy's chain names: `KUBE-SVC-`, `KUBE-SVL-`, `KUBE-EXT-`, `KUBE-FW-` and `KUBE-SEP-`
  * followed by the first 16 characters of the RFC 4648 base32 encoding of a SHA-256 digest.
  *
- * Hashing is the one expensive step of generation (a 10,000-service cluster has 110,000 names).
- * Measured on the 10k bench model: js-sha256 (node:crypto underneath, five buffers per call) plus
- * base32-encode cost ≈ 16 µs a name, 1.7 s in all; the one-block SHA-256 below, writing into
- * preallocated arrays and encoding only the 10 bytes that make the 16 characters, costs well
- * under 1 µs. Names are memoized per service port and endpoint in nested maps keyed by the
- * strings the generator already holds, so a warm lookup hashes no new concatenated key.
+ * Hashing is the one expensive step of naming (a 10,000-service cluster has 110,000 names).
+ * js-sha256 (node:crypto underneath, several buffers and arrays per call) plus base32-encode
+ * cost ≈ 11 µs a name: 1.2–1.3 s of CPU for the 10k bench model in a fresh process. The SHA-256
+ * below writes into preallocated typed arrays and encodes only the 10 bytes that make the 16
+ * characters: ≈ 0.4 s for the same 110,000 names, memoization and GC included. Names are
+ * memoized per service port and endpoint in nested maps keyed by the strings the generator
+ * already holds, so a warm lookup builds no concatenated key (≈ 10 ms instead of ≈ 90 ms for
+ * all 110,000). Checked against node:crypto on 200,000 random strings (multi-byte, surrogate
+ * pairs, lone surrogates, several blocks) besides the conformance vectors.
  *
  * @module
  */
@@ -88,7 +91,11 @@ function sha256Into(text: string): void {
   for (let off = 0; off < total; off += 64) {
     for (let t = 0; t < 16; t++) {
       const j = off + t * 4;
-      W[t] = ((b[j] as number) << 24) | ((b[j + 1] as number) << 16) | ((b[j + 2] as number) << 8) | (b[j + 3] as number);
+      W[t] =
+        ((b[j] as number) << 24) |
+        ((b[j + 1] as number) << 16) |
+        ((b[j + 2] as number) << 8) |
+        (b[j + 3] as number);
     }
     for (let t = 16; t < 64; t++) {
       const w15 = W[t - 15] as number;
@@ -141,7 +148,8 @@ function base32Code(i: number): number {
   const word = H[bit >> 5] as number;
   const at = bit & 31;
   // 5 bits inside one word, or the last bits of one and the first of the next.
-  const v = at <= 27 ? word >>> (27 - at) : (word << (at - 27)) | ((H[(bit >> 5) + 1] as number) >>> (59 - at));
+  const v =
+    at <= 27 ? word >>> (27 - at) : (word << (at - 27)) | ((H[(bit >> 5) + 1] as number) >>> (59 - at));
   return BASE32.charCodeAt(v & 31);
 }
 
@@ -150,8 +158,22 @@ function computeHash(input: string): string {
   sha256Into(input);
   // One flat string, not sixteen concatenations (this runs 110,000 times for 10k services).
   return String.fromCharCode(
-    base32Code(0), base32Code(1), base32Code(2), base32Code(3), base32Code(4), base32Code(5), base32Code(6), base32Code(7),
-    base32Code(8), base32Code(9), base32Code(10), base32Code(11), base32Code(12), base32Code(13), base32Code(14), base32Code(15),
+    base32Code(0),
+    base32Code(1),
+    base32Code(2),
+    base32Code(3),
+    base32Code(4),
+    base32Code(5),
+    base32Code(6),
+    base32Code(7),
+    base32Code(8),
+    base32Code(9),
+    base32Code(10),
+    base32Code(11),
+    base32Code(12),
+    base32Code(13),
+    base32Code(14),
+    base32Code(15),
   );
 }
 

@@ -1,7 +1,8 @@
 // Runs the real iptables binaries, but only ever inside a private network namespace that this
 // harness creates with `unshare -n` for the duration of one command: the host's tables are never
 // read or written, and the namespace (with everything loaded into it) disappears when the command
-// exits. Every iptables call below goes through `runInNamespace`, so that guarantee is local.
+// exits. Every iptables binary below is started as `unshare -n …` (by `runInNamespace`, the
+// `BATCH` script or `testShard`); keep it that way when adding helpers.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -219,15 +220,11 @@ export function loadAndSave(text: string, options: KernelOptions): SaveResult {
 }
 
 // One shard of a batch: each file in its own namespace (isolation costs ~5 ms a file against a
-// ~40 ms nft commit, and no state can leak from one model into the next).
+// ~40 ms nft commit, and no state can leak from one model into the next). $3 is LOAD_AND_SAVE.
 const BATCH = `
-r=$1 s=$2; shift 2
+r=$1 s=$2 body=$3; shift 3
 for base in "$@"; do
-  unshare -n sh -c '
-    r=$1 s=$2 b=$3
-    "$r" -w 60 < "$b.in" || exit 3
-    for t in $(cat "$b.tables"); do echo "@@table $t"; "$s" -t "$t" || exit 4; done
-  ' sh "$r" "$s" "$base" > "$base.out" 2> "$base.err"
+  unshare -n sh -c "$body" sh "$r" "$s" "$base.in" "$(cat "$base.tables")" > "$base.out" 2> "$base.err"
   echo $? > "$base.rc"
 done
 `;
@@ -284,7 +281,7 @@ export async function loadAndSaveMany(
       const env = { ...ENV, XTABLES_LOCKFILE: join(dir, `xtables-${k}.lock`) };
       const restore = binary(options.family, options.backend, "restore");
       const save = binary(options.family, options.backend, "save");
-      return runAsync("sh", ["-c", BATCH, "sh", restore, save, ...mine], env);
+      return runAsync("sh", ["-c", BATCH, "sh", restore, save, LOAD_AND_SAVE, ...mine], env);
     });
     for (const r of await Promise.all(runs)) {
       if (r.status !== 0) throw new Error(`batch shell failed (exit ${r.status}): ${r.stderr}`);

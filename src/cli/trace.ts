@@ -1,0 +1,131 @@
+// `kube-iptables trace`: one packet through the rules of a cluster file or an iptables text.
+import { parseArgs } from "node:util";
+import { formatProblem } from "../errors.js";
+import { detectTextForm } from "../format/detect.js";
+import { parseRules } from "../format/parse.js";
+import { generateState, stateAfterFullSync } from "../generate/rules.js";
+import type { RuleSet } from "../ir/types.js";
+import { prepareCluster } from "../kube/from-kubernetes.js";
+import { readClusterText } from "../kube/read-input.js";
+import { formatTraceText, type Origin, type Packet, TraceInputError, traceRules, traceToJson } from "../trace/index.js";
+import { readInput, writeErr, writeOut } from "./io.js";
+import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
+import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
+
+const OPTIONS = {
+  ...NODE_OPTIONS,
+  src: { type: "string" },
+  dst: { type: "string" },
+  proto: { type: "string" },
+  from: { type: "string" },
+  "in-interface": { type: "string" },
+  format: { type: "string" },
+  brief: { type: "boolean" },
+} as const;
+
+const ORIGINS = new Set<Origin>(["pod", "node", "external"]);
+const PROTOCOLS = new Set(["tcp", "udp", "sctp"]);
+
+/** Splits `IP`, `IP:PORT` or `[IPv6]:PORT`; a bare IPv6 address has no port. */
+function splitSocket(text: string, what: string, needPort: boolean): { address: string; port: number | null } {
+  let address = text;
+  let port: string | null = null;
+  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracket !== null) {
+    address = bracket[1] as string;
+    port = bracket[2] ?? null;
+  } else if (text.indexOf(":") === text.lastIndexOf(":") && text.indexOf(":") >= 0) {
+    address = text.slice(0, text.indexOf(":"));
+    port = text.slice(text.indexOf(":") + 1);
+  }
+  if (port !== null && !/^\d{1,5}$/.test(port)) throw new UsageError(`--${what} ${text}: bad port`);
+  if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
+  return { address, port: port === null ? null : Number(port) };
+}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** The state to trace: a cluster file's generated state, a save dump, or a restore payload's state. */
+function stateOf(text: string, values: Record<string, string | boolean | string[] | undefined>, family: "IPv4" | "IPv6"): RuleSet | null {
+  const form = detectTextForm(text);
+  if (form !== "cluster") {
+    const { ruleSet, problems } = parseRules(text, { family });
+    for (const p of problems) writeErr(formatProblem(p));
+    if (problems.length > 0) return null;
+    // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
+    return form === "save" ? ruleSet : stateAfterFullSync(ruleSet);
+  }
+  const read = readClusterText(text);
+  if (read.input === null || read.problems.length > 0) {
+    for (const p of read.problems) writeErr(formatProblem(p));
+    return null;
+  }
+  const config = applyNodeOptions(read.input.config, values);
+  const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
+  for (const p of prepared.problems) writeErr(formatProblem(p));
+  return prepared.model === null ? null : generateState(prepared.model);
+}
+
+/**
+ * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input.
+ *
+ * @example
+ * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
+ */
+export function runTrace(argv: readonly string[]): number {
+  const { values, positionals } = parse(argv);
+  if (positionals.length !== 1) throw new UsageError("trace takes one FILE (or - for stdin)");
+  if (values.src === undefined || values.dst === undefined) throw new UsageError("trace needs --src IP[:PORT] and --dst IP:PORT");
+  const proto = values.proto ?? "tcp";
+  if (!PROTOCOLS.has(proto)) throw new UsageError(`--proto ${proto}: expected tcp, udp or sctp`);
+  const from = (values.from ?? "pod") as Origin;
+  if (!ORIGINS.has(from)) throw new UsageError(`--from ${from}: expected pod, node or external`);
+  const format = values.format ?? "text";
+  if (format !== "text" && format !== "json") throw new UsageError(`--format ${format}: expected text or json`);
+  const src = splitSocket(values.src, "src", false);
+  const dst = splitSocket(values.dst, "dst", true);
+  const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
+  let text: string;
+  try {
+    text = readInput(positionals[0] as string);
+  } catch (e) {
+    writeErr((e as Error).message);
+    return EXIT_INPUT;
+  }
+  const state = stateOf(text, values, family);
+  if (state === null) return EXIT_INPUT;
+  const inInterface = values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
+  const packet: Packet = {
+    source: src.address,
+    sourcePort: src.port ?? 40000,
+    destination: dst.address,
+    destinationPort: dst.port ?? 0,
+    protocol: proto as Packet["protocol"],
+    from,
+    ...(inInterface === undefined ? {} : { inInterface }),
+  };
+  try {
+    const result = traceRules(state, packet, { nodeAddresses: values["node-ip"] ?? nodeIPsOf(text) });
+    writeOut(format === "json" ? `${JSON.stringify(traceToJson(result), null, 2)}\n` : formatTraceText(result, values.brief !== true));
+  } catch (e) {
+    if (e instanceof TraceInputError) {
+      writeErr(`kube-iptables trace: ${e.message}`);
+      return EXIT_INPUT;
+    }
+    throw e;
+  }
+  return EXIT_OK;
+}
+
+/** The node IPs a cluster file names (`config.nodeIPs`), for `addrtype LOCAL`; none for rules text. */
+function nodeIPsOf(text: string): string[] {
+  if (detectTextForm(text) !== "cluster") return [];
+  const read = readClusterText(text);
+  return [...(read.input?.config?.nodeIPs ?? [])];
+}

@@ -1,0 +1,188 @@
+// The built CLI as a user runs it (`npm test` builds dist/ first): exit codes, what goes to
+// stdout and what to stderr, and that the two example inputs describe the same node.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { parse } from "yaml";
+import { type CliResult, ROOT, runCli, stderrLines } from "./support/run-cli.js";
+
+const NODE = ["--hostname", "k8s1", "--node-ip", "10.210.40.172", "--cluster-cidr", "10.244.0.0/16"];
+const BAD_PORT = "services[1].spec.ports[0].port: 70000 is not a port number (1-65535)";
+let dir: string;
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Exit 2 with nothing on stdout and at least one line on stderr. */
+function expectInputError(r: CliResult): void {
+  expect(r.stdout).toBe("");
+  expect(r.code).toBe(2);
+  expect(stderrLines(r).length).toBeGreaterThan(0);
+}
+
+/** Exit 1 with nothing on stdout and the usage hint on stderr. */
+function expectUsageError(r: CliResult, message: RegExp): void {
+  expect(r.stdout).toBe("");
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).toContain("Try 'kube-iptables --help'.");
+}
+
+/** examples/cluster.yaml with a Service that has port 70000 inserted as services[1]. */
+function clusterWithBadService(): string {
+  const cluster = parse(readFileSync(join(ROOT, "examples", "cluster.yaml"), "utf8"));
+  cluster.services.splice(1, 0, {
+    metadata: { name: "broken", namespace: "default" },
+    spec: { clusterIP: "10.96.200.1", ports: [{ name: "http", port: 70000, protocol: "TCP" }] },
+  });
+  return file("bad-service.json", JSON.stringify(cluster));
+}
+
+/** One dual-stack Service with an endpoint in each family. */
+const DUAL_STACK = JSON.stringify({
+  config: { hostname: "n1", nodeIPs: ["198.18.0.2", "fd00:10::2"] },
+  services: [
+    {
+      metadata: { name: "web", namespace: "default" },
+      spec: {
+        clusterIP: "10.96.0.10",
+        clusterIPs: ["10.96.0.10", "fd00:10:96::a"],
+        ipFamilies: ["IPv4", "IPv6"],
+        ipFamilyPolicy: "RequireDualStack",
+        ports: [{ name: "http", port: 80, protocol: "TCP", targetPort: 8080 }],
+      },
+    },
+  ],
+  endpointSlices: (["IPv4", "IPv6"] as const).map((family) => ({
+    metadata: { name: `web-${family}`, namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+    addressType: family,
+    endpoints: [{ addresses: [family === "IPv4" ? "10.244.0.5" : "fd00:10:244::5"] }],
+    ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+  })),
+});
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "kube-iptables-cli-"));
+});
+
+describe("kube-iptables generate", () => {
+  test("the cluster file and the kubectl List of the same node give the same save text", () => {
+    const fromCluster = runCli(["generate", "examples/cluster.yaml"]);
+    const fromList = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
+    expect(fromCluster.code).toBe(0);
+    expect(fromList.code).toBe(0);
+    expect(fromCluster.stderr).toBe("");
+    expect(fromCluster.stdout).toMatch(/^\*filter\n:INPUT ACCEPT \[0:0\]\n/);
+    expect(fromCluster.stdout).toContain("-A KUBE-SERVICES -d 10.96.0.10/32 -p udp");
+    expect(fromList.stdout).toBe(fromCluster.stdout);
+  });
+
+  test("stdin ('-') reads the same as the file", () => {
+    const text = readFileSync(join(ROOT, "examples", "cluster.yaml"), "utf8");
+    expect(runCli(["generate", "-", "--format", "restore"], text).stdout).toBe(
+      runCli(["generate", "examples/cluster.yaml", "--format", "restore"]).stdout,
+    );
+  });
+
+  test("a bad Service is left out: exit 0, the other Services' rules, its problem on stderr", () => {
+    const bad = clusterWithBadService();
+    const r = runCli(["generate", bad]);
+    expect(r.code).toBe(0);
+    expect(stderrLines(r)).toEqual([BAD_PORT]);
+    expect(r.stdout).toBe(runCli(["generate", "examples/cluster.yaml"]).stdout);
+  });
+
+  test("--strict refuses the file with the bad Service: exit 2, nothing on stdout", () => {
+    const r = runCli(["generate", clusterWithBadService(), "--strict"]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual([BAD_PORT]);
+  });
+
+  test("--family both reports a problem once, not once per family", () => {
+    const r = runCli(["generate", clusterWithBadService(), "--family", "both"]);
+    expect(r.code).toBe(0);
+    expect(stderrLines(r)).toEqual([BAD_PORT]);
+  });
+
+  test.each([
+    ["an empty file", "empty.yaml", "", ["the input is empty"]],
+    ["a file of comments", "comments.yaml", "# nothing here\n", ["the input is empty"]],
+  ])("%s: exit 2", (_what, name, text, lines) => {
+    const r = runCli(["generate", file(name, text)]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual(lines);
+  });
+
+  test("malformed JSON: exit 2, the parser's message", () => {
+    const r = runCli(["generate", file("bad.json", '{"services": [')]);
+    expectInputError(r);
+    expect(r.stderr).toMatch(/^the input is not valid JSON: /);
+  });
+
+  test("malformed YAML: exit 2, line and column", () => {
+    const r = runCli(["generate", file("bad.yaml", "services:\n  - a: [\n")]);
+    expectInputError(r);
+    expect(r.stderr).toMatch(/^\d+:\d+: the input is not valid YAML: /);
+  });
+
+  test("a List with an unknown kind names the kind and items[i]: exit 2", () => {
+    const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
+    list.items.splice(2, 0, { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } });
+    const r = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual(['items[2].kind: kind "Pod" is not supported (only Service and EndpointSlice)']);
+  });
+
+  test("a missing file: exit 2", () => {
+    const r = runCli(["generate", join(dir, "no-such-file.yaml")]);
+    expectInputError(r);
+    expect(r.stderr).toContain("ENOENT");
+  });
+
+  test("usage errors exit 1, before the input is read", () => {
+    expectUsageError(runCli(["generate", "examples/cluster.yaml", "--bogus"]), /Unknown option '--bogus'/);
+    expectUsageError(runCli(["generate"]), /generate takes one FILE/);
+    expectUsageError(runCli(["generate", "a.yaml", "b.yaml"]), /generate takes one FILE/);
+    expectUsageError(runCli(["generate", "examples/cluster.yaml", "--format", "xml"]), /--format xml/);
+    expectUsageError(runCli(["frobnicate"]), /unknown command "frobnicate"/);
+    // A bad flag is a usage error even when the file is missing too (it used to be exit 2).
+    expectUsageError(runCli(["generate", "no-such-file", "--family", "IPv5"]), /--family IPv5/);
+    expectUsageError(runCli(["generate", "no-such-file", "--masquerade-bit", "32"]), /--masquerade-bit 32/);
+    expectUsageError(runCli(["generate", "no-such-file", "--profile", "v9"]), /--profile v9/);
+  });
+
+  test("--family both prints the IPv4 block, then the IPv6 block, each after its '#' line", () => {
+    const path = file("dual.json", DUAL_STACK);
+    const both = runCli(["generate", path, "--family", "both"]);
+    expect(both.code).toBe(0);
+    expect(both.stdout.split("\n").filter((l) => l.startsWith("#"))).toEqual(["# IPv4 (iptables)", "# IPv6 (ip6tables)"]);
+    const v4 = runCli(["generate", path, "--family", "IPv4"]).stdout;
+    const v6 = runCli(["generate", path, "--family", "IPv6"]).stdout;
+    expect(v4).toContain("10.96.0.10/32");
+    expect(v6).toContain("fd00:10:96::a/128");
+    expect(both.stdout).toBe(`# IPv4 (iptables)\n${v4}# IPv6 (ip6tables)\n${v6}`);
+  });
+
+  test("--format json is JSON; with --family both, one JSON array of both rule sets", () => {
+    const one = runCli(["generate", "examples/cluster.yaml", "--format", "json"]);
+    expect(one.code).toBe(0);
+    const ruleSet = JSON.parse(one.stdout);
+    expect(ruleSet.family).toBe("IPv4");
+    expect(ruleSet.tables.map((t: { name: string }) => t.name)).toEqual(["filter", "nat"]);
+
+    const both = runCli(["generate", file("dual-json.json", DUAL_STACK), "--format", "json", "--family", "both"]);
+    expect(both.code).toBe(0);
+    const sets = JSON.parse(both.stdout);
+    expect(sets.map((s: { family: string }) => s.family)).toEqual(["IPv4", "IPv6"]);
+  });
+
+  test("a config of the wrong type is reported even with node flags on the command line", () => {
+    const r = runCli(["generate", file("config-array.json", '{"config": [], "services": []}'), "--hostname", "n1"]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual(["config: expected an object, got an array"]);
+  });
+});
