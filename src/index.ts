@@ -57,5 +57,7 @@ export type {
 } from "./model/types.js";
 export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
 export { createSync } from "./sync/index.js";
+export type { Packet, TraceOptions, TraceOutcome, TraceResult } from "./trace/index.js";
+export { formatTraceText, traceRules, traceToJson } from "./trace/index.js";
 export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
 export { probability } from "./naming/probability.js";

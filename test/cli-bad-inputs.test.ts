@@ -28,7 +28,9 @@ describe.concurrent("bad-input corpus through the CLI (--strict)", () => {
   test.each(files.filter((f) => f !== LIST_FILE))("%s", async (file) => {
     const problems = expected[file] ?? [];
     const r = await runCliAsync(["generate", "--strict", join(DIR, file)]);
-    expect(stderrLines(r)).toEqual(problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)));
+    expect(stderrLines(r)).toEqual(
+      problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)),
+    );
     if (problems.every((p) => p.code === "SKIPPED")) {
       // Warnings alone do not fail --strict: what kube-proxy skips is reported, the rest printed.
       expect(r.code).toBe(0);

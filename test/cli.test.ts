@@ -58,7 +58,11 @@ const DUAL_STACK = JSON.stringify({
     },
   ],
   endpointSlices: (["IPv4", "IPv6"] as const).map((family) => ({
-    metadata: { name: `web-${family}`, namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+    metadata: {
+      name: `web-${family}`,
+      namespace: "default",
+      labels: { "kubernetes.io/service-name": "web" },
+    },
     addressType: family,
     endpoints: [{ addresses: [family === "IPv4" ? "10.244.0.5" : "fd00:10:244::5"] }],
     ports: [{ name: "http", port: 8080, protocol: "TCP" }],
@@ -134,7 +138,9 @@ describe("kube-iptables generate", () => {
     list.items.splice(2, 0, { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } });
     const r = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual(['items[2].kind: kind "Pod" is not supported (only Service and EndpointSlice)']);
+    expect(stderrLines(r)).toEqual([
+      'items[2].kind: kind "Pod" is not supported (only Service and EndpointSlice)',
+    ]);
   });
 
   test("a missing file: exit 2", () => {
@@ -159,7 +165,10 @@ describe("kube-iptables generate", () => {
     const path = file("dual.json", DUAL_STACK);
     const both = runCli(["generate", path, "--family", "both"]);
     expect(both.code).toBe(0);
-    expect(both.stdout.split("\n").filter((l) => l.startsWith("#"))).toEqual(["# IPv4 (iptables)", "# IPv6 (ip6tables)"]);
+    expect(both.stdout.split("\n").filter((l) => l.startsWith("#"))).toEqual([
+      "# IPv4 (iptables)",
+      "# IPv6 (ip6tables)",
+    ]);
     const v4 = runCli(["generate", path, "--family", "IPv4"]).stdout;
     const v6 = runCli(["generate", path, "--family", "IPv6"]).stdout;
     expect(v4).toContain("10.96.0.10/32");
@@ -174,14 +183,26 @@ describe("kube-iptables generate", () => {
     expect(ruleSet.family).toBe("IPv4");
     expect(ruleSet.tables.map((t: { name: string }) => t.name)).toEqual(["filter", "nat"]);
 
-    const both = runCli(["generate", file("dual-json.json", DUAL_STACK), "--format", "json", "--family", "both"]);
+    const both = runCli([
+      "generate",
+      file("dual-json.json", DUAL_STACK),
+      "--format",
+      "json",
+      "--family",
+      "both",
+    ]);
     expect(both.code).toBe(0);
     const sets = JSON.parse(both.stdout);
     expect(sets.map((s: { family: string }) => s.family)).toEqual(["IPv4", "IPv6"]);
   });
 
   test("a config of the wrong type is reported even with node flags on the command line", () => {
-    const r = runCli(["generate", file("config-array.json", '{"config": [], "services": []}'), "--hostname", "n1"]);
+    const r = runCli([
+      "generate",
+      file("config-array.json", '{"config": [], "services": []}'),
+      "--hostname",
+      "n1",
+    ]);
     expectInputError(r);
     expect(stderrLines(r)).toEqual(["config: expected an object, got an array"]);
   });

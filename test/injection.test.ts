@@ -57,7 +57,10 @@ describe("injection", () => {
       ...lib,
       formatRestore: (rs) => formatRestore(rs).replace(/--comment "([^"]*)"/, "--comment $1"),
     };
-    const input = buildInjected({ base: 0, edits: [{ slot: 0, twins: false, with: { kind: "splice", fragment: "", at: 0 } }] });
+    const input = buildInjected({
+      base: 0,
+      edits: [{ slot: 0, twins: false, with: { kind: "splice", fragment: "", at: 0 } }],
+    });
     expect(checkInjection(lib, input)).not.toBe("refused");
     expect(() => checkInjection(careless, input)).toThrow(/restore text/);
     expect(() => checkQuoting({ ...lib, quoteArgument: (a) => a }, ["a b"])).toThrow(/came back/);

@@ -33,7 +33,8 @@ function run<T>(arb: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => 
 function modelOf(cluster: RandomCluster): ClusterModel {
   const { model, problems } = prepareCluster(cluster);
   const errors = problems.filter((p) => p.severity === "error");
-  if (model === null || errors.length > 0) throw new Error(`random cluster is invalid: ${JSON.stringify(errors)}`);
+  if (model === null || errors.length > 0)
+    throw new Error(`random cluster is invalid: ${JSON.stringify(errors)}`);
   return model;
 }
 
@@ -80,7 +81,8 @@ describe("properties of generated rules", () => {
       // node address (none: no jump, as in kube-proxy); with the default (all) it must reach it.
       const explicitAddresses = (cluster.config.nodePortAddresses ?? []).length > 0;
       expect(unreachableServiceChains(state, explicitAddresses ? ["KUBE-NODEPORTS"] : [])).toEqual([]);
-      for (const t of state.tables) serviceChains += t.chains.filter((c) => SERVICE_CHAIN.test(c.name)).length;
+      for (const t of state.tables)
+        serviceChains += t.chains.filter((c) => SERVICE_CHAIN.test(c.name)).length;
     });
     // Not vacuous: the random clusters do make service chains.
     expect(serviceChains).toBeGreaterThan(500);
@@ -106,7 +108,9 @@ describe("properties of generated rules", () => {
           const share = reach * (k / UNIT);
           reach *= (UNIT - k) / UNIT;
           // Each rule's k is rounded once (±0.5) from a 10-digit probability (±0.05 more).
-          expect(Math.abs(share - 1 / n) * UNIT, `${chain.name} rule ${i} of ${n}`).toBeLessThanOrEqual(i + 1);
+          expect(Math.abs(share - 1 / n) * UNIT, `${chain.name} rule ${i} of ${n}`).toBeLessThanOrEqual(
+            i + 1,
+          );
         });
         checked++;
       }
@@ -225,7 +229,10 @@ describe("isolation of invalid objects", () => {
       expect(errors.length).toBeGreaterThan(0);
       // Every error points into the broken object and nowhere else.
       const list = b.which === "service" ? "services" : "endpointSlices";
-      const index = (b.at % ((b.which === "service" ? cluster.services : cluster.endpointSlices).length + 1)).toString();
+      const index = (
+        b.at %
+        ((b.which === "service" ? cluster.services : cluster.endpointSlices).length + 1)
+      ).toString();
       for (const e of errors) expect(e.path.startsWith(`${list}[${index}]`), e.path).toBe(true);
       expect(lenient.model).not.toBeNull();
       expect(outputs(lenient.model as ClusterModel)).toEqual(base);

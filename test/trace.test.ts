@@ -4,11 +4,12 @@
 // must be exactly what §5–§10 of the spec say kube-proxy's rules do, with each endpoint's
 // probability equal to the kernel's effective share computed here from the k values.
 import { describe, expect, it } from "vitest";
-import { canonicalAddress } from "../src/ir/canonical-address.js";
-import { probabilityToStored } from "../src/ir/canonical-values.js";
+import { parseRules } from "../src/format/parse.js";
 import { createContext, type GenerationContext } from "../src/generate/context.js";
 import { categorizeEndpoints } from "../src/generate/endpoints.js";
 import { generateState } from "../src/generate/rules.js";
+import { canonicalAddress } from "../src/ir/canonical-address.js";
+import { probabilityToStored } from "../src/ir/canonical-values.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { Endpoint, ServicePort } from "../src/model/types.js";
@@ -54,10 +55,17 @@ function socket(ep: Endpoint): string {
 
 function spread(eps: readonly Endpoint[], masq: (ep: Endpoint) => boolean): Expected[] {
   const s = shares(eps.length);
-  return eps.map((ep, i) => ({ verdict: "accepted", dnat: socket(ep), masquerade: masq(ep), probability: s[i] as Fraction }));
+  return eps.map((ep, i) => ({
+    verdict: "accepted",
+    dnat: socket(ep),
+    masquerade: masq(ep),
+    probability: s[i] as Fraction,
+  }));
 }
 
-const one = (verdict: string, masquerade = false): Expected[] => [{ verdict, dnat: null, masquerade, probability: ONE }];
+const one = (verdict: string, masquerade = false): Expected[] => [
+  { verdict, dnat: null, masquerade, probability: ONE },
+];
 
 function bytesOf(ip: string, family: "IPv4" | "IPv6"): readonly number[] {
   const a = canonicalAddress(ip, family);
@@ -162,11 +170,16 @@ function expectOutcome(sp: ServicePort, fe: Frontend, s: Scenario, node: NodeFac
     return one(hasEndpoints ? "dropped" : "rejected");
   };
   if (!hasEndpoints) return noEndpointsVerdict();
-  if (fe.kind === "nodePort" && !nodePortReachable(fe.address, node)) return hasExternal ? one("accepted") : one("dropped");
+  if (fe.kind === "nodePort" && !nodePortReachable(fe.address, node))
+    return hasExternal ? one("accepted") : one("dropped");
   if (fe.kind === "lb" && sp.loadBalancerSourceRanges.length > 0) {
     const ranges = sp.loadBalancerSourceRanges;
-    const primaryIn = node.ctx.primaryNodeIP !== null && ranges.some((r) => inCidr(node.ctx.primaryNodeIP as string, r, node.family));
-    const allowed = ranges.some((r) => inCidr(s.source, r, node.family)) || (primaryIn && sp.loadBalancerVIPs.includes(s.source));
+    const primaryIn =
+      node.ctx.primaryNodeIP !== null &&
+      ranges.some((r) => inCidr(node.ctx.primaryNodeIP as string, r, node.family));
+    const allowed =
+      ranges.some((r) => inCidr(s.source, r, node.family)) ||
+      (primaryIn && sp.loadBalancerVIPs.includes(s.source));
     if (!allowed) return one("dropped"); // KUBE-PROXY-FIREWALL
   }
   if (!sp.externalPolicyLocal) return spread(cat.cluster, () => true);
@@ -177,11 +190,16 @@ function expectOutcome(sp: ServicePort, fe: Frontend, s: Scenario, node: NodeFac
 }
 
 function keyOf(e: Expected): string {
-  return `${e.verdict} ${e.dnat ?? "-"} ${e.masquerade ? "masq" : "-"} ${e.probability.numerator}/${e.probability.denominator}`;
+  return `${e.verdict} ${e.dnat ?? "-"} ${e.masquerade ? "masq" : "-"} ${e.probability.numerator.toString(16)}/${e.probability.denominator.toString(16)}`;
 }
 
 function actualOf(o: TraceOutcome): Expected {
-  const dnat = o.dnat === null ? null : o.dnat.address.includes(":") ? `[${o.dnat.address}]:${o.dnat.port}` : `${o.dnat.address}:${o.dnat.port}`;
+  const dnat =
+    o.dnat === null
+      ? null
+      : o.dnat.address.includes(":")
+        ? `[${o.dnat.address}]:${o.dnat.port}`
+        : `${o.dnat.address}:${o.dnat.port}`;
   return { verdict: o.verdict, dnat, masquerade: o.masquerade, probability: o.probability };
 }
 
@@ -200,8 +218,18 @@ function scenarios(sp: ServicePort, node: NodeFacts, fe: Frontend): Scenario[] {
   const v4 = node.family === "IPv4";
   const ctx = node.ctx;
   const detect = ctx.config.detectLocal;
-  const podIface = detect.mode === "BridgeInterface" ? detect.interface : detect.mode === "InterfaceNamePrefix" ? `${detect.prefix}0a` : "cbr0";
-  const podSource = ctx.ifLocal !== null && ctx.ifLocal[0] === "-s" ? addressIn(ctx.ifLocal[1] as string, node.family) : v4 ? "10.244.77.77" : "fd00:77::77";
+  const podIface =
+    detect.mode === "BridgeInterface"
+      ? detect.interface
+      : detect.mode === "InterfaceNamePrefix"
+        ? `${detect.prefix}0a`
+        : "cbr0";
+  const podSource =
+    ctx.ifLocal !== null && ctx.ifLocal[0] === "-s"
+      ? addressIn(ctx.ifLocal[1] as string, node.family)
+      : v4
+        ? "10.244.77.77"
+        : "fd00:77::77";
   let extIface = "ext0";
   if (detect.mode === "InterfaceNamePrefix" && extIface.startsWith(detect.prefix)) extIface = "q9";
   if (detect.mode === "BridgeInterface" && extIface === detect.interface) extIface = "q9";
@@ -210,11 +238,14 @@ function scenarios(sp: ServicePort, node: NodeFacts, fe: Frontend): Scenario[] {
     { from: "pod", source: podSource, inInterface: podIface },
     { from: "node", source: nodeSource, inInterface: "" },
   ];
-  const outsiders = v4 ? ["203.0.113.7", "198.51.100.9", "8.8.4.4"] : ["2001:db8::7", "2001:db8:ffff::9", "2600::1"];
+  const outsiders = v4
+    ? ["203.0.113.7", "198.51.100.9", "8.8.4.4"]
+    : ["2001:db8::7", "2001:db8:ffff::9", "2600::1"];
   const ranges = fe.kind === "lb" ? sp.loadBalancerSourceRanges : [];
   const outside = outsiders.find((a) => !ranges.some((r) => inCidr(a, r, node.family)));
   if (outside !== undefined) out.push({ from: "external", source: outside, inInterface: extIface });
-  for (const r of ranges) out.push({ from: "external", source: addressIn(r, node.family), inInterface: extIface });
+  for (const r of ranges)
+    out.push({ from: "external", source: addressIn(r, node.family), inInterface: extIface });
   return out;
 }
 
@@ -256,9 +287,14 @@ describe("tracer versus the model, every vector", () => {
             const want = merged(expectOutcome(sp, fe, s, node));
             const got = merged(result.outcomes.map(actualOf));
             if (JSON.stringify(got) !== JSON.stringify(want)) {
-              const detail = result.outcomes.map((o) => `${o.summary}\n${o.steps.map((st) => `      ${st.table} ${st.chain}#${st.index} ${st.rule}`).join("\n")}`);
+              const detail = result.outcomes.map(
+                (o) =>
+                  `${o.summary}\n${o.steps.map((st) => `      ${st.table} ${st.chain}#${st.index} ${st.rule}`).join("\n")}`,
+              );
               // A plain message: a structural diff of long texts is very slow to compute.
-              throw new Error(`${label}\n  want ${want.join("\n       ")}\n  got  ${got.join("\n       ")}\n${detail.join("\n")}`);
+              throw new Error(
+                `${label}\n  want ${want.join("\n       ")}\n  got  ${got.join("\n       ")}\n${detail.join("\n")}`,
+              );
             }
           }
         }
@@ -274,10 +310,14 @@ describe("tracer versus the model, every vector", () => {
 });
 
 describe("session affinity", () => {
-  const v = readJson<Vector>(listVectors("kube-proxy").find((x) => x.name === "feature-affinity-clientip-default")?.path ?? "");
+  const v = readJson<Vector>(
+    listVectors("kube-proxy").find((x) => x.name === "feature-affinity-clientip-default")?.path ?? "",
+  );
   const model = modelFromInput(v as unknown as ClusterInput);
   const state = generateState(model);
-  const sp = model.servicePorts.find((p) => p.stickyMaxAgeSeconds > 0 && p.endpoints.length > 1) as ServicePort;
+  const sp = model.servicePorts.find(
+    (p) => p.stickyMaxAgeSeconds > 0 && p.endpoints.length > 1,
+  ) as ServicePort;
   const spn = servicePortName(sp.namespace, sp.name, sp.portName);
   const packet: Packet = {
     source: "10.244.9.9",
@@ -300,13 +340,23 @@ describe("session affinity", () => {
 
   it("a recorded client sticks while the entry is fresh", () => {
     const affinity = [{ client: packet.source, chain, lastSeen: 1000 }];
-    const r = traceRules(state, packet, { nodeAddresses: model.config.nodeIPs, affinity, now: 1000 + sp.stickyMaxAgeSeconds - 1 });
-    expect(r.outcomes.map((o) => [o.endpointChain, formatFraction(o.probability)])).toEqual([[chain, "1.000000000"]]);
+    const r = traceRules(state, packet, {
+      nodeAddresses: model.config.nodeIPs,
+      affinity,
+      now: 1000 + sp.stickyMaxAgeSeconds - 1,
+    });
+    expect(r.outcomes.map((o) => [o.endpointChain, formatFraction(o.probability)])).toEqual([
+      [chain, "1.000000000"],
+    ]);
   });
 
   it("an expired entry no longer sticks", () => {
     const affinity = [{ client: packet.source, chain, lastSeen: 1000 }];
-    const r = traceRules(state, packet, { nodeAddresses: model.config.nodeIPs, affinity, now: 1000 + sp.stickyMaxAgeSeconds });
+    const r = traceRules(state, packet, {
+      nodeAddresses: model.config.nodeIPs,
+      affinity,
+      now: 1000 + sp.stickyMaxAgeSeconds,
+    });
     expect(r.outcomes.length).toBe(eps.length);
   });
 
@@ -325,12 +375,61 @@ describe("conservative on what it does not model", () => {
         {
           name: "filter",
           chains: [{ name: "FORWARD", policy: "ACCEPT" }],
-          entries: [{ kind: "rule" as const, op: "-A" as const, chain: "FORWARD", args: ["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"] }],
+          entries: [
+            {
+              kind: "rule" as const,
+              op: "-A" as const,
+              chain: "FORWARD",
+              args: ["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"],
+            },
+          ],
         },
       ],
     };
-    const r = traceRules(state, { source: "10.0.0.1", sourcePort: 1, destination: "10.0.0.2", destinationPort: 80, protocol: "tcp", from: "external", inInterface: "eth0" });
+    const r = traceRules(state, {
+      source: "10.0.0.1",
+      sourcePort: 1,
+      destination: "10.0.0.2",
+      destinationPort: 80,
+      protocol: "tcp",
+      from: "external",
+      inInterface: "eth0",
+    });
     expect(r.outcomes.map((o) => o.verdict)).toEqual(["unknown"]);
     expect(r.outcomes[0]?.unknownReason).toContain("physdev");
+  });
+});
+
+describe("a parsed iptables-save dump traces like the generated state", () => {
+  it.each(vectors.filter((_, i) => i % 4 === 0))("$name", ({ path }) => {
+    const v = readJson<Vector>(path);
+    const model = modelFromInput(v as unknown as ClusterInput);
+    const generated = generateState(model);
+    const { ruleSet: parsed, problems } = parseRules(v.expected.save, { family: model.config.ipFamily });
+    expect(problems).toEqual([]);
+    const nodeAddresses = model.config.nodeIPs;
+    for (const sp of model.servicePorts) {
+      const frontends: [string, number][] = [[sp.clusterIP, sp.port]];
+      if (sp.nodePort !== 0) frontends.push([nodeAddresses[0] ?? sp.clusterIP, sp.nodePort]);
+      for (const [destination, port] of frontends) {
+        const packet: Packet = {
+          source: model.config.ipFamily === "IPv4" ? "203.0.113.7" : "2001:db8::7",
+          sourcePort: 40000,
+          destination,
+          destinationPort: port,
+          protocol: sp.protocol,
+          from: "external",
+          inInterface: "ext0",
+        };
+        const a = traceRules(generated, packet, { nodeAddresses });
+        const b = traceRules(parsed, packet, { nodeAddresses });
+        const view = (r: typeof a) =>
+          r.outcomes.map((o) => [
+            o.summary,
+            ...o.steps.map((s) => `${s.table} ${s.chain} ${s.index} ${s.rule}`),
+          ]);
+        expect(view(b)).toEqual(view(a));
+      }
+    }
   });
 });

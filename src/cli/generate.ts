@@ -53,7 +53,10 @@ export function runGenerate(argv: readonly string[]): number {
   // With --family both, a problem outside the family-specific checks is found twice: print it once.
   const printed = new Set<string>();
   for (const family of families) {
-    const prepared = prepareCluster({ ...read.input, config }, { family, strict: values.strict === true, origins: read.origins });
+    const prepared = prepareCluster(
+      { ...read.input, config },
+      { family, strict: values.strict === true, origins: read.origins },
+    );
     for (const p of prepared.problems) {
       const line = formatProblem(p);
       if (!printed.has(line)) writeErr(line);
@@ -67,7 +70,8 @@ export function runGenerate(argv: readonly string[]): number {
         : format === "json"
           ? formatJson(generateRules(model))
           : formatSave(generateState(model));
-    const header = families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
+    const header =
+      families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
     outputs.push(format === "json" ? body : header + body);
   }
   // JSON gets no '#' lines: several rule sets (each naming its family) are one array, so that

@@ -5,6 +5,7 @@
  */
 import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
+import { runTrace } from "./trace.js";
 import { writeErr, writeOut } from "./io.js";
 import { EXIT_USAGE, UsageError } from "./usage.js";
 
@@ -13,6 +14,8 @@ const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) in
 Usage:
   kube-iptables generate FILE|- [--format save|restore|json] [node options]
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
+  kube-iptables trace FILE --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
+                [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
   kube-iptables --help | --version
 
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
@@ -51,6 +54,10 @@ the delta that turns OLD's kernel state into NEW's with 'iptables-restore --nofl
 cluster file on one side and a node's iptables-save dump on the other, only kube-proxy's chains
 are compared (--all-chains compares every chain): what kube-proxy would change on that node.
 
+trace: every outcome of one packet (DNAT destination, masquerade, accept/reject/drop) with its
+exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE
+is a cluster file or a rules text (an iptables-save dump of a node).
+
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
 `;
 
@@ -77,6 +84,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return runGenerate(rest);
       case "diff":
         return runDiff(rest);
+      case "trace":
+        return runTrace(rest);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

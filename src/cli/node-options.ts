@@ -41,10 +41,15 @@ export function applyNodeOptions(
   const list = (name: string): string[] | undefined => values[name] as string[] | undefined;
   if (str("hostname") !== undefined) config.hostname = str("hostname") as string;
   if (list("node-ip") !== undefined) config.nodeIPs = list("node-ip") as string[];
-  const detectFlags = ["cluster-cidr", "node-cidr", "bridge-interface", "interface-name-prefix", "no-detect-local"].filter(
-    (f) => values[f] !== undefined,
-  );
-  if (detectFlags.length > 1) throw new UsageError(`--${detectFlags[0]} and --${detectFlags[1]} cannot be combined`);
+  const detectFlags = [
+    "cluster-cidr",
+    "node-cidr",
+    "bridge-interface",
+    "interface-name-prefix",
+    "no-detect-local",
+  ].filter((f) => values[f] !== undefined);
+  if (detectFlags.length > 1)
+    throw new UsageError(`--${detectFlags[0]} and --${detectFlags[1]} cannot be combined`);
   const clusterCidrs = list("cluster-cidr")?.flatMap((v) => v.split(","));
   const nodeCidrs = list("node-cidr")?.flatMap((v) => v.split(","));
   if (clusterCidrs !== undefined) config.detectLocal = { mode: "ClusterCIDR", cidrs: clusterCidrs };
@@ -58,7 +63,8 @@ export function applyNodeOptions(
   if (values["no-detect-local"] === true) config.detectLocal = { mode: "None" };
   const bit = str("masquerade-bit");
   if (bit !== undefined) {
-    if (!/^\d{1,2}$/.test(bit) || Number(bit) > 31) throw new UsageError(`--masquerade-bit ${bit}: not a bit number 0-31`);
+    if (!/^\d{1,2}$/.test(bit) || Number(bit) > 31)
+      throw new UsageError(`--masquerade-bit ${bit}: not a bit number 0-31`);
     config.masqueradeBit = Number(bit);
   }
   if (values["masquerade-all"] === true) config.masqueradeAll = true;
@@ -72,7 +78,8 @@ export function applyNodeOptions(
   if (values["conntrack-tcp-be-liberal"] === true) config.conntrackTCPBeLiberal = true;
   const profile = str("profile");
   if (profile !== undefined) {
-    if (!PROFILES.has(profile)) throw new UsageError(`--profile ${profile}: expected v1.30, v1.32, latest or v1.22`);
+    if (!PROFILES.has(profile))
+      throw new UsageError(`--profile ${profile}: expected v1.30, v1.32, latest or v1.22`);
     config.profile = profile as ProxyConfigInput["profile"] & string;
   }
   return config;

@@ -7,7 +7,14 @@ import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { readClusterText } from "../kube/read-input.js";
-import { formatTraceText, type Origin, type Packet, TraceInputError, traceRules, traceToJson } from "../trace/index.js";
+import {
+  formatTraceText,
+  type Origin,
+  type Packet,
+  TraceInputError,
+  traceRules,
+  traceToJson,
+} from "../trace/index.js";
 import { readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -27,7 +34,11 @@ const ORIGINS = new Set<Origin>(["pod", "node", "external"]);
 const PROTOCOLS = new Set(["tcp", "udp", "sctp"]);
 
 /** Splits `IP`, `IP:PORT` or `[IPv6]:PORT`; a bare IPv6 address has no port. */
-function splitSocket(text: string, what: string, needPort: boolean): { address: string; port: number | null } {
+function splitSocket(
+  text: string,
+  what: string,
+  needPort: boolean,
+): { address: string; port: number | null } {
   let address = text;
   let port: string | null = null;
   const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
@@ -52,7 +63,11 @@ function parse(argv: readonly string[]) {
 }
 
 /** The state to trace: a cluster file's generated state, a save dump, or a restore payload's state. */
-function stateOf(text: string, values: Record<string, string | boolean | string[] | undefined>, family: "IPv4" | "IPv6"): RuleSet | null {
+function stateOf(
+  text: string,
+  values: Record<string, string | boolean | string[] | undefined>,
+  family: "IPv4" | "IPv6",
+): RuleSet | null {
   const form = detectTextForm(text);
   if (form !== "cluster") {
     const { ruleSet, problems } = parseRules(text, { family });
@@ -81,13 +96,15 @@ function stateOf(text: string, values: Record<string, string | boolean | string[
 export function runTrace(argv: readonly string[]): number {
   const { values, positionals } = parse(argv);
   if (positionals.length !== 1) throw new UsageError("trace takes one FILE (or - for stdin)");
-  if (values.src === undefined || values.dst === undefined) throw new UsageError("trace needs --src IP[:PORT] and --dst IP:PORT");
+  if (values.src === undefined || values.dst === undefined)
+    throw new UsageError("trace needs --src IP[:PORT] and --dst IP:PORT");
   const proto = values.proto ?? "tcp";
   if (!PROTOCOLS.has(proto)) throw new UsageError(`--proto ${proto}: expected tcp, udp or sctp`);
   const from = (values.from ?? "pod") as Origin;
   if (!ORIGINS.has(from)) throw new UsageError(`--from ${from}: expected pod, node or external`);
   const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") throw new UsageError(`--format ${format}: expected text or json`);
+  if (format !== "text" && format !== "json")
+    throw new UsageError(`--format ${format}: expected text or json`);
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
@@ -100,7 +117,8 @@ export function runTrace(argv: readonly string[]): number {
   }
   const state = stateOf(text, values, family);
   if (state === null) return EXIT_INPUT;
-  const inInterface = values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
+  const inInterface =
+    values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
   const packet: Packet = {
     source: src.address,
     sourcePort: src.port ?? 40000,
@@ -112,7 +130,11 @@ export function runTrace(argv: readonly string[]): number {
   };
   try {
     const result = traceRules(state, packet, { nodeAddresses: values["node-ip"] ?? nodeIPsOf(text) });
-    writeOut(format === "json" ? `${JSON.stringify(traceToJson(result), null, 2)}\n` : formatTraceText(result, values.brief !== true));
+    writeOut(
+      format === "json"
+        ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
+        : formatTraceText(result, values.brief !== true),
+    );
   } catch (e) {
     if (e instanceof TraceInputError) {
       writeErr(`kube-iptables trace: ${e.message}`);

@@ -7,7 +7,7 @@
 
 import { KubeIptablesError } from "../errors.js";
 import {
-  canonicalizeRuleCached,
+  canonicalizeRuleOnce,
   expandAddressLists,
   formatCanonicalRule,
   tryCanonicalizeRule,
@@ -26,10 +26,49 @@ export interface FormatSaveOptions {
   readonly backend?: Backend;
 }
 
-function pushRule(lines: string[], rule: Rule, state: RuleSet, options: FormatSaveOptions | undefined): void {
-  const canonicalOptions = { backend: options?.backend ?? "nft" } as const;
-  const counters = options?.counters === true ? (rule.counters ?? { packets: 0n, bytes: 0n }) : undefined;
-  const c = canonicalizeRuleCached(rule, state.family, canonicalOptions);
+/**
+ * Lines per chunk: lines are joined into one string every this many, so that the per-line
+ * strings die young rather than all surviving until one final join (a 10k-service state has
+ * ~330,000 lines).
+ */
+const CHUNK_LINES = 2048;
+
+/** The text being printed: finished chunks plus the lines of the current one. */
+class SaveWriter {
+  private readonly chunks: string[] = [];
+  private lines: string[] = [];
+
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length === CHUNK_LINES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.lines.length === 0) return;
+    this.lines.push("");
+    this.chunks.push(this.lines.join("\n"));
+    this.lines = [];
+  }
+
+  /** The whole text, each line ending in a newline. */
+  finish(): string {
+    this.flush();
+    return this.chunks.join("");
+  }
+}
+
+const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
+
+function pushRule(
+  lines: SaveWriter,
+  rule: Rule,
+  state: RuleSet,
+  canonicalOptions: { readonly backend: Backend },
+  withCounters: boolean,
+): void {
+  const counters = withCounters ? (rule.counters ?? ZERO_COUNTERS) : undefined;
+  // Not memoized: a state is printed once, and the memo would keep every canonical rule alive.
+  const c = canonicalizeRuleOnce(rule, state.family, canonicalOptions);
   if (c.ok) {
     lines.push(formatCanonicalRule(rule.chain, c.rule, counters));
     return;
@@ -50,10 +89,15 @@ function pushRule(lines: string[], rule: Rule, state: RuleSet, options: FormatSa
   }
 }
 
-function pushTable(lines: string[], table: Table, state: RuleSet, options: FormatSaveOptions | undefined): void {
+function pushTable(lines: SaveWriter, table: Table, state: RuleSet, options: FormatSaveOptions | undefined): void {
   const builtins = BUILTIN_CHAINS[table.name] ?? [];
+  // Declarations of built-in chains (for policy and counters); user chains need only their names.
   const declared = new Map<string, ChainDeclaration>();
-  for (const d of table.chains) declared.set(d.name, d);
+  const user = new Set<string>();
+  for (const d of table.chains) {
+    if (builtins.includes(d.name)) declared.set(d.name, d);
+    else user.add(d.name);
+  }
   const byChain = new Map<string, Rule[]>();
   for (const e of table.entries) {
     if (e.kind !== "rule" || e.op !== "-A" || e.index !== undefined) {
@@ -73,8 +117,6 @@ function pushTable(lines: string[], table: Table, state: RuleSet, options: Forma
     }
     list.push(e);
   }
-  const user = new Set<string>();
-  for (const d of table.chains) if (!builtins.includes(d.name)) user.add(d.name);
   for (const chain of byChain.keys()) if (!builtins.includes(chain)) user.add(chain);
   const order = builtins.concat([...user].sort(compareChainNames));
 
@@ -85,7 +127,13 @@ function pushTable(lines: string[], table: Table, state: RuleSet, options: Forma
     lines.push(`:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]`);
   }
   for (const name of order) if (!builtins.includes(name)) lines.push(`:${name} - [0:0]`);
-  for (const name of order) for (const rule of byChain.get(name) ?? []) pushRule(lines, rule, state, options);
+  const canonicalOptions = { backend: options?.backend ?? "nft" } as const;
+  const withCounters = options?.counters === true;
+  for (const name of order) {
+    const rules = byChain.get(name);
+    if (rules === undefined) continue;
+    for (let i = 0; i < rules.length; i++) pushRule(lines, rules[i] as Rule, state, canonicalOptions, withCounters);
+  }
   lines.push("COMMIT");
 }
 
@@ -103,7 +151,7 @@ function pushTable(lines: string[], table: Table, state: RuleSet, options: Forma
  * // "*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n"
  */
 export function formatSave(state: RuleSet, options?: FormatSaveOptions): string {
-  const lines: string[] = [];
+  const lines = new SaveWriter();
   const wanted = options?.tables;
   for (const table of state.tables) {
     if (wanted !== undefined && !wanted.includes(table.name)) continue;
@@ -115,5 +163,5 @@ export function formatSave(state: RuleSet, options?: FormatSaveOptions): string 
       pushTable(lines, { name, chains: [], entries: [] }, state, options);
     }
   }
-  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+  return lines.finish();
 }

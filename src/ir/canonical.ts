@@ -494,7 +494,11 @@ function ruleProblem(message: string): Problem {
   return { code: "PARSE", path: "", message, severity: "error" };
 }
 
-const caches = new Map<string, WeakMap<Rule, CanonicalizeResult>>();
+/** Memoized results per family and backend (nested, so that a lookup builds no key string). */
+const caches: Record<IPFamily, Record<Backend, WeakMap<Rule, CanonicalizeResult>>> = {
+  IPv4: { nft: new WeakMap(), legacy: new WeakMap() },
+  IPv6: { nft: new WeakMap(), legacy: new WeakMap() },
+};
 
 /**
  * {@link tryCanonicalizeRule} of a `Rule`, memoized by the rule object (rules are immutable),
@@ -504,18 +508,24 @@ const caches = new Map<string, WeakMap<Rule, CanonicalizeResult>>();
  * canonicalizeRuleCached(appendRule("X", ["-j", "DROP"]), "IPv4").ok // true
  */
 export function canonicalizeRuleCached(rule: Rule, family: IPFamily, options?: CanonicalizeOptions): CanonicalizeResult {
-  const key = `${family}/${options?.backend ?? "nft"}`;
-  let cache = caches.get(key);
-  if (cache === undefined) {
-    cache = new WeakMap();
-    caches.set(key, cache);
-  }
+  const cache = caches[family][options?.backend ?? "nft"];
   let result = cache.get(rule);
   if (result === undefined) {
     result = tryCanonicalizeRule(rule.args, family, options);
     cache.set(rule, result);
   }
   return result;
+}
+
+/**
+ * {@link canonicalizeRuleCached}'s result when it is already memoized, else computed without
+ * memoizing it. For one pass over rules that are unlikely to be asked for again (printing a
+ * freshly generated state): the memo would keep a canonical object graph per rule alive,
+ * which on a 10k-service state costs more in garbage collection than canonicalizing does.
+ */
+export function canonicalizeRuleOnce(rule: Rule, family: IPFamily, options?: CanonicalizeOptions): CanonicalizeResult {
+  const cached = caches[family][options?.backend ?? "nft"].get(rule);
+  return cached ?? tryCanonicalizeRule(rule.args, family, options);
 }
 
 /**

@@ -29,11 +29,17 @@ export function hostBytes(text: string, family: IPFamily): number[] | null {
 export function inside(bytes: readonly number[], a: Pick<AddressMatch, "bytes" | "maskBytes">): boolean {
   const n = a.bytes.length;
   if (bytes.length !== n) return false;
-  for (let i = 0; i < n; i++) if (((bytes[i] ?? 0) & (a.maskBytes[i] ?? 0)) !== (a.bytes[i] ?? 0)) return false;
+  for (let i = 0; i < n; i++)
+    if (((bytes[i] ?? 0) & (a.maskBytes[i] ?? 0)) !== (a.bytes[i] ?? 0)) return false;
   return true;
 }
 
-/** The canonical text of host bytes. */
+/**
+ * The canonical text of host bytes.
+ *
+ * @example
+ * hostText([10, 0, 0, 1]) // "10.0.0.1"
+ */
 export function hostText(bytes: readonly number[]): string {
   return formatHost(bytes);
 }

@@ -37,7 +37,12 @@ export interface Branch {
   recentSet: string[];
 }
 
-/** A copy of a branch that can be changed independently. */
+/**
+ * A copy of a branch that can be changed independently (the other half of a statistic split).
+ *
+ * @example
+ * const other = cloneBranch(b); other.steps.push(step); b.steps.length // unchanged
+ */
 export function cloneBranch(b: Branch): Branch {
   return { ...b, steps: b.steps.slice(), recentSet: b.recentSet.slice() };
 }

@@ -85,7 +85,12 @@ const EMPTY: readonly number[] = [];
  * @example
  * candidates(index, "10.96.0.10", 6, 80) // [0, 1, 10000]
  */
-export function candidates(index: ChainIndex, address: string, protocol: number, port: number): readonly number[] {
+export function candidates(
+  index: ChainIndex,
+  address: string,
+  protocol: number,
+  port: number,
+): readonly number[] {
   const a = index.byAddress.get(address) ?? EMPTY;
   const b = index.byPort.get(portKey(protocol, port)) ?? EMPTY;
   const c = index.other;

@@ -60,7 +60,8 @@ function compileRule(rule: Rule, position: number, family: IPFamily): CompiledRu
   const error = result.ok ? null : result.message;
   let comment: string | null = null;
   if (canonical !== null) {
-    for (const m of canonical.matches) if (m.kind === "comment") comment = comment === null ? m.comment : comment;
+    for (const m of canonical.matches)
+      if (m.kind === "comment") comment = comment === null ? m.comment : comment;
   }
   return { index: position, canonical, error, comment, args: rule.args, text: null };
 }
@@ -68,7 +69,10 @@ function compileRule(rule: Rule, position: number, family: IPFamily): CompiledRu
 /** The save text of a compiled rule (memoized on it). */
 export function ruleText(chain: string, rule: CompiledRule): string {
   if (rule.text === null) {
-    rule.text = rule.canonical === null ? `-A ${chain} ${rule.args.join(" ")}` : formatCanonicalRule(chain, rule.canonical);
+    rule.text =
+      rule.canonical === null
+        ? `-A ${chain} ${rule.args.join(" ")}`
+        : formatCanonicalRule(chain, rule.canonical);
   }
   return rule.text;
 }
@@ -102,7 +106,8 @@ function createCompiledState(state: RuleSet): CompiledState {
       chains = new Map();
       raw.set(table.name, chains);
     }
-    for (const decl of table.chains) if (!chains.has(decl.name)) chains.set(decl.name, { policy: decl.policy, rules: [] });
+    for (const decl of table.chains)
+      if (!chains.has(decl.name)) chains.set(decl.name, { policy: decl.policy, rules: [] });
     for (const entry of table.entries) {
       if (entry.kind !== "rule" || entry.op !== "-A") continue;
       let c = chains.get(entry.chain);

@@ -22,7 +22,8 @@ export function formatTraceText(result: TraceResult, verbose = true): string {
     out.push(o.summary);
     if (!verbose) continue;
     for (const s of o.steps) {
-      const share = s.share === null ? "" : `  [${s.matched ? "taken" : "not taken"} ${formatFraction(s.share)}]`;
+      const share =
+        s.share === null ? "" : `  [${s.matched ? "taken" : "not taken"} ${formatFraction(s.share)}]`;
       out.push(`    ${s.table} ${s.chain} #${s.index}${share}  ${s.rule}`);
     }
   }
@@ -43,7 +44,11 @@ export function traceToJson(result: TraceResult): unknown {
       if (typeof value === "bigint") return value.toString();
       if (value !== null && typeof value === "object" && "numerator" in value && "denominator" in value) {
         const f = value as { numerator: bigint; denominator: bigint };
-        return { numerator: f.numerator.toString(), denominator: f.denominator.toString(), decimal: formatFraction(f) };
+        return {
+          numerator: f.numerator.toString(),
+          denominator: f.denominator.toString(),
+          decimal: formatFraction(f),
+        };
       }
       return value;
     }),

@@ -29,8 +29,36 @@ function gcd(a: bigint, b: bigint): bigint {
   return a < 0n ? -a : a;
 }
 
+/** log2 of a power of two, or -1 when `d` is not one. */
+function log2Exact(d: bigint): number {
+  if (d <= 0n || (d & (d - 1n)) !== 0n) return -1;
+  return bitLength(d) - 1;
+}
+
+/** The number of bits of a positive bigint (hex printing is linear, unlike decimal). */
+function bitLength(n: bigint): number {
+  const hex = n.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0] ?? "0", 16)));
+}
+
+/** The number of trailing zero bits of a positive bigint. */
+function trailingZeros(n: bigint): number {
+  if ((n & 0xffffffffn) !== 0n) return 31 - Math.clz32(Number(n & -n & 0xffffffffn));
+  return bitLength(n & -n) - 1;
+}
+
+// Every probability the statistic match produces is dyadic (a power-of-two denominator): reduce
+// those by shifting out common factors of two instead of a gcd, which on the 31·n-bit numbers
+// of an n-endpoint chain would cost O(bits²) per step.
 function reduce(numerator: bigint, denominator: bigint): Fraction {
   if (numerator === 0n) return ZERO;
+  const e = log2Exact(denominator);
+  if (e >= 0) {
+    const z = Math.min(e, trailingZeros(numerator));
+    if (z === 0) return { numerator, denominator };
+    const shift = BigInt(z);
+    return { numerator: numerator >> shift, denominator: denominator >> shift };
+  }
   const g = gcd(numerator, denominator);
   return g === 1n ? { numerator, denominator } : { numerator: numerator / g, denominator: denominator / g };
 }
@@ -62,6 +90,13 @@ export function multiply(a: Fraction, b: Fraction): Fraction {
  * add(fraction(1n, 3n), fraction(2n, 3n)) // { numerator: 1n, denominator: 1n }
  */
 export function add(a: Fraction, b: Fraction): Fraction {
+  const ea = log2Exact(a.denominator);
+  const eb = log2Exact(b.denominator);
+  if (ea >= 0 && eb >= 0) {
+    // Align on the larger power of two.
+    if (ea >= eb) return reduce(a.numerator + (b.numerator << BigInt(ea - eb)), a.denominator);
+    return reduce((a.numerator << BigInt(eb - ea)) + b.numerator, b.denominator);
+  }
   return reduce(a.numerator * b.denominator + b.numerator * a.denominator, a.denominator * b.denominator);
 }
 

@@ -14,11 +14,21 @@
  * @module
  */
 export type { ChainIndex } from "./chain-index.js";
-export { compileState } from "./compile.js";
 export type { CompiledState } from "./compile.js";
+export { compileState } from "./compile.js";
 export { formatTraceText, traceToJson } from "./format-trace.js";
 export type { Fraction } from "./fraction.js";
-export { add, equals, fraction, formatFraction, multiply, ONE, STATISTIC_SCALE, statisticShare, ZERO } from "./fraction.js";
+export {
+  add,
+  equals,
+  formatFraction,
+  fraction,
+  multiply,
+  ONE,
+  STATISTIC_SCALE,
+  statisticShare,
+  ZERO,
+} from "./fraction.js";
 export { formatSocket, TraceInputError, traceRules } from "./trace.js";
 export type {
   AffinityRecord,

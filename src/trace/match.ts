@@ -5,7 +5,14 @@
  *
  * @module
  */
-import type { CanonicalMatch, CanonicalRule, InterfaceMatch, NameList, PortCondition, RecentMatch } from "../ir/canonical-types.js";
+import type {
+  CanonicalMatch,
+  CanonicalRule,
+  InterfaceMatch,
+  NameList,
+  PortCondition,
+  RecentMatch,
+} from "../ir/canonical-types.js";
 import type { IPFamily } from "../ir/types.js";
 import { hostBytes, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
@@ -103,7 +110,8 @@ function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): MatchResult 
       return true;
     }
     case "multiport": {
-      const ports = m.direction === "source" ? [b.sport] : m.direction === "destination" ? [b.dport] : [b.sport, b.dport];
+      const ports =
+        m.direction === "source" ? [b.sport] : m.direction === "destination" ? [b.dport] : [b.sport, b.dport];
       let hit = false;
       for (const r of m.ports) for (const p of ports) if (p >= r.min && p <= r.max) hit = true;
       return hit !== m.negated;
@@ -115,15 +123,20 @@ function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): MatchResult 
       return recentHit(m, b, ctx);
     case "mark": {
       const value = m.name === "connmark" ? 0 : b.mark; // a new connection's ctmark is 0
-      return (((value & m.mask) >>> 0) === m.value >>> 0) !== m.negated;
+      return ((value & m.mask) >>> 0 === m.value >>> 0) !== m.negated;
     }
     case "addrtype": {
       if (m.limitIfaceIn || m.limitIfaceOut) return unknown("-m addrtype --limit-iface-*");
       for (const list of [m.sourceTypes, m.destinationTypes]) {
-        if (list !== null && list.names.some((n) => n !== "LOCAL")) return unknown(`-m addrtype ${list.names.join(",")}`);
+        if (list?.names.some((n) => n !== "LOCAL")) return unknown(`-m addrtype ${list.names.join(",")}`);
       }
-      if (m.sourceTypes !== null && !namesHit(m.sourceTypes, () => isLocal(b.src, b.srcText, ctx.local))) return false;
-      if (m.destinationTypes !== null && !namesHit(m.destinationTypes, () => isLocal(b.dst, b.dstText, ctx.local))) return false;
+      if (m.sourceTypes !== null && !namesHit(m.sourceTypes, () => isLocal(b.src, b.srcText, ctx.local)))
+        return false;
+      if (
+        m.destinationTypes !== null &&
+        !namesHit(m.destinationTypes, () => isLocal(b.dst, b.dstText, ctx.local))
+      )
+        return false;
       return true;
     }
     case "conntrack": {
@@ -152,8 +165,10 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
     if (ctx.inInterface === null) return unknown("-i needs the packet's input interface (--in-interface)");
     if (!interfaceMatches(rule.inInterface, ctx.inInterface)) return NO;
   }
-  if (rule.outInterface !== null) return unknown("-o: the tracer does not model routing to an output interface");
-  if (rule.protocol !== null && (rule.protocol.number === ctx.protocolNumber) === rule.protocol.negated) return NO;
+  if (rule.outInterface !== null)
+    return unknown("-o: the tracer does not model routing to an output interface");
+  if (rule.protocol !== null && (rule.protocol.number === ctx.protocolNumber) === rule.protocol.negated)
+    return NO;
   if (rule.fragment !== null && !rule.fragment.negated) return NO; // the first packet is not a later fragment
   let share: Fraction | null = null;
   let sets: string[] | null = null;
@@ -161,7 +176,10 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
     const r = matchOne(m, b, ctx);
     if (r === false) return NO;
     if (r === true) {
-      if (m.kind === "recent" && m.command === "set") (sets ??= []).push(m.listName);
+      if (m.kind === "recent" && m.command === "set") {
+        if (sets === null) sets = [];
+        sets.push(m.listName);
+      }
       continue;
     }
     if ("numerator" in r) {

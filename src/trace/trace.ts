@@ -7,7 +7,7 @@
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
-import { compileState, type CompiledState } from "./compile.js";
+import { type CompiledState, compileState } from "./compile.js";
 import { add, formatFraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
 import type { Packet, Route, TraceOptions, TraceOutcome, TraceResult, TraceStep, Verdict } from "./types.js";
@@ -75,7 +75,14 @@ function ctStates(b: Branch): ReadonlySet<string> {
 }
 
 /** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
-function runHook(env: Env, hook: Hook, inInterface: string | null, paths: Branch[], route: Route | null, finals: Final[]): Branch[] {
+function runHook(
+  env: Env,
+  hook: Hook,
+  inInterface: string | null,
+  paths: Branch[],
+  route: Route | null,
+  finals: Final[],
+): Branch[] {
   let current = paths;
   for (const [table, chain] of hook) {
     if (!env.state.tables.has(table)) continue;
@@ -85,7 +92,8 @@ function runHook(env: Env, hook: Hook, inInterface: string | null, paths: Branch
       for (const end of walkTable(env.state, table, chain, b, ctx)) {
         if (end.end === "accept") next.push(end.branch);
         else {
-          const verdict: Verdict = end.end === "drop" ? "dropped" : end.end === "reject" ? "rejected" : "unknown";
+          const verdict: Verdict =
+            end.end === "drop" ? "dropped" : end.end === "reject" ? "rejected" : "unknown";
           finals.push({ branch: end.branch, verdict, reason: end.reason, route });
         }
       }
@@ -99,14 +107,17 @@ function checkPacket(packet: Packet, family: IPFamily): { src: number[]; dst: nu
   const src = hostBytes(packet.source, family);
   const dst = hostBytes(packet.destination, family);
   if (src === null) throw new TraceInputError(`source ${packet.source} is not an ${family} address`);
-  if (dst === null) throw new TraceInputError(`destination ${packet.destination} is not an ${family} address`);
+  if (dst === null)
+    throw new TraceInputError(`destination ${packet.destination} is not an ${family} address`);
   for (const [what, port] of [
     ["source", packet.sourcePort],
     ["destination", packet.destinationPort],
   ] as const) {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TraceInputError(`${what} port ${port} is not a port`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new TraceInputError(`${what} port ${port} is not a port`);
   }
-  if (!(packet.protocol in PROTOCOL_NUMBERS)) throw new TraceInputError(`protocol ${String(packet.protocol)} is not tcp, udp or sctp`);
+  if (!(packet.protocol in PROTOCOL_NUMBERS))
+    throw new TraceInputError(`protocol ${String(packet.protocol)} is not tcp, udp or sctp`);
   return { src, dst };
 }
 
@@ -197,7 +208,14 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       const passed =
         route === "local"
           ? runHook(env, INPUT, env.packetInterface, [b], route, finals)
-          : runHook(env, POSTROUTING, env.packetInterface, runHook(env, FORWARD, env.packetInterface, [b], route, finals), route, finals);
+          : runHook(
+              env,
+              POSTROUTING,
+              env.packetInterface,
+              runHook(env, FORWARD, env.packetInterface, [b], route, finals),
+              route,
+              finals,
+            );
       for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   }
@@ -239,7 +257,10 @@ function toOutcome(f: Final): TraceOutcome {
   const who = servicePort ?? "(no service)";
   let summary: string;
   if (f.verdict === "accepted") {
-    const where = b.dnat === null ? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)` : formatSocket(b.dnat);
+    const where =
+      b.dnat === null
+        ? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)`
+        : formatSocket(b.dnat);
     summary = `${who} → ${where}  p=${p}  ${b.masquerade ? "masquerade" : "no masquerade"}`;
   } else {
     const last = b.steps[b.steps.length - 1];

@@ -5,13 +5,14 @@
  *
  * @module
  */
+
+import { hostBytes, hostText } from "./addresses.js";
 import { type Branch, cloneBranch } from "./branch.js";
 import { candidates } from "./chain-index.js";
 import { type CompiledChain, type CompiledRule, type CompiledState, ruleText } from "./compile.js";
-import type { TraceStep } from "./types.js";
 import { type Fraction, fraction, multiply } from "./fraction.js";
 import { type MatchContext, matchRule } from "./match.js";
-import { hostBytes, hostText } from "./addresses.js";
+import type { TraceStep } from "./types.js";
 
 /** How a path left a table. */
 export interface TableEnd {
@@ -54,7 +55,13 @@ function complement(share: Fraction): Fraction {
  * @example
  * walkTable(compileState(state), "nat", "PREROUTING", branch, ctx) // [{ branch, end: "accept", reason: null }, …]
  */
-export function walkTable(state: CompiledState, table: string, hook: string, start: Branch, ctx: MatchContext): TableEnd[] {
+export function walkTable(
+  state: CompiledState,
+  table: string,
+  hook: string,
+  start: Branch,
+  ctx: MatchContext,
+): TableEnd[] {
   const builtin = state.chain(table, hook);
   if (builtin === undefined) return [{ branch: start, end: "accept", reason: null }];
   const ends: TableEnd[] = [];
@@ -95,7 +102,8 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
     const rule = chain.rules[pos];
     if (rule === undefined) continue;
     const canonical = rule.canonical;
-    if (canonical === null) return unknownEnd(b, `cannot read ${ctx.table} ${chain.name} rule ${rule.index}: ${rule.error ?? ""}`);
+    if (canonical === null)
+      return unknownEnd(b, `cannot read ${ctx.table} ${chain.name} rule ${rule.index}: ${rule.error ?? ""}`);
     const m = matchRule(canonical, b, ctx);
     if (m.kind === "no") continue;
     if (m.kind === "unknown") {
@@ -145,7 +153,8 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         }
         if (target.name !== "DNAT") return unknownEnd(b, `-j ${target.name}`);
         if (target.minAddress !== target.maxAddress) return unknownEnd(b, "DNAT to an address range");
-        if (target.ports !== null && target.ports.min !== target.ports.max) return unknownEnd(b, "DNAT to a port range");
+        if (target.ports !== null && target.ports.min !== target.ports.max)
+          return unknownEnd(b, "DNAT to a port range");
         if (target.minAddress !== "") {
           const bytes = hostBytes(target.minAddress, ctx.family);
           if (bytes === null) return unknownEnd(b, `DNAT to ${target.minAddress}`);
@@ -171,6 +180,20 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
   return unknownEnd(b, "too many rules on one path (a loop?)");
 }
 
-function step(table: string, chain: CompiledChain, rule: CompiledRule, matched: boolean, share: Fraction | null): TraceStep {
-  return { table, chain: chain.name, index: rule.index, rule: ruleText(chain.name, rule), comment: rule.comment, matched, share };
+function step(
+  table: string,
+  chain: CompiledChain,
+  rule: CompiledRule,
+  matched: boolean,
+  share: Fraction | null,
+): TraceStep {
+  return {
+    table,
+    chain: chain.name,
+    index: rule.index,
+    rule: ruleText(chain.name, rule),
+    comment: rule.comment,
+    matched,
+    share,
+  };
 }

@@ -7,19 +7,24 @@
 // long fuzz run (run.mjs) gives it the built dist/. The oracle (parser, tokenizer, canonicalizer)
 // is always taken from the sources.
 import fc from "fast-check";
-import type { formatProblem as FormatProblem } from "../../src/errors.js";
-import type { Problem } from "../../src/errors.js";
+import type { formatProblem as FormatProblem, Problem } from "../../src/errors.js";
 import { parseRules } from "../../src/format/parse.js";
-import type { formatRestore as FormatRestore, quoteArgument as QuoteArgument } from "../../src/format/restore.js";
+import type {
+  formatRestore as FormatRestore,
+  quoteArgument as QuoteArgument,
+} from "../../src/format/restore.js";
 import type { formatSave as FormatSave } from "../../src/format/save.js";
 import { tokenizeLine } from "../../src/format/tokenize.js";
-import type { generateRules as GenerateRules, generateState as GenerateState } from "../../src/generate/rules.js";
+import type {
+  generateRules as GenerateRules,
+  generateState as GenerateState,
+} from "../../src/generate/rules.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../../src/kube/types.js";
 import { randomCluster } from "../support/random-cluster.js";
-import { decorateTextFields } from "./text-fields.js";
 import { canonicalView, commentsOf, ruleCounts } from "./rule-checks.js";
+import { decorateTextFields } from "./text-fields.js";
 
 /** The functions under test (from src/ or dist/). */
 export interface Library {
@@ -103,7 +108,9 @@ const replacementArbitrary: fc.Arbitrary<Replacement> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...FRAGMENTS).map((value) => ({ kind: "value" as const, value })) },
   {
     weight: 2,
-    arbitrary: fc.string({ unit: "binary", maxLength: 24 }).map((value) => ({ kind: "value" as const, value })),
+    arbitrary: fc
+      .string({ unit: "binary", maxLength: 24 })
+      .map((value) => ({ kind: "value" as const, value })),
   },
   {
     // Text that looks almost valid: name characters with a few hostile ones mixed in.
@@ -115,7 +122,12 @@ const replacementArbitrary: fc.Arbitrary<Replacement> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom("a".repeat(TEN_KB), "a-".repeat(TEN_KB / 2), '"'.repeat(TEN_KB), "\n-A X -j ACCEPT".repeat(700))
+      .constantFrom(
+        "a".repeat(TEN_KB),
+        "a-".repeat(TEN_KB / 2),
+        '"'.repeat(TEN_KB),
+        "\n-A X -j ACCEPT".repeat(700),
+      )
       .map((value) => ({ kind: "value" as const, value })),
   },
   {
@@ -153,8 +165,11 @@ interface Base {
 function collectSlots(root: unknown): Slot[] {
   const leaves: { path: Path; value: unknown; key: boolean }[] = [];
   const walk = (value: unknown, path: Path): void => {
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...path, i]));
-    else if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        walk(v, [...path, i]);
+      });
+    } else if (typeof value === "object" && value !== null) {
       for (const [k, v] of Object.entries(value)) {
         if (path.length > 0) leaves.push({ path: [...path, k], value: k, key: true });
         walk(v, [...path, k]);
@@ -168,7 +183,11 @@ function collectSlots(root: unknown): Slot[] {
     const id = JSON.stringify(l.value);
     byValue.set(id, [...(byValue.get(id) ?? []), l.path]);
   }
-  return leaves.map((l) => ({ path: l.path, key: l.key, twins: l.key ? [l.path] : (byValue.get(JSON.stringify(l.value)) ?? []) }));
+  return leaves.map((l) => ({
+    path: l.path,
+    key: l.key,
+    twins: l.key ? [l.path] : (byValue.get(JSON.stringify(l.value)) ?? []),
+  }));
 }
 
 const BASE_COUNT = 48;
@@ -336,7 +355,8 @@ function checkSave(lib: Library, state: RuleSet): void {
   if (JSON.stringify(canonicalView(ruleSet)) !== JSON.stringify(canonicalView(state))) {
     fail("save text parses to other rules than the state holds");
   }
-  if (JSON.stringify(ruleCounts(ruleSet)) !== JSON.stringify(ruleCounts(state))) fail("save text has other rule counts");
+  if (JSON.stringify(ruleCounts(ruleSet)) !== JSON.stringify(ruleCounts(state)))
+    fail("save text has other rule counts");
 }
 
 /** What a case did, for counting in the long run. */
@@ -378,9 +398,14 @@ export function checkQuoting(lib: Library, argv: readonly string[]): void {
 
 /** Arguments without `\n` (the one character a line-based format cannot carry in any quoting). */
 export const argvArbitrary: fc.Arbitrary<string[]> = fc.array(
-  fc.oneof(
-    fc.string({ unit: "binary", maxLength: 20 }),
-    fc.string({ unit: fc.constantFrom('"', "\\", " ", "\t", "'", "a", "#", "\r", "\u000b", "\f", "\u0000"), maxLength: 8 }),
-  ).map((s) => s.replaceAll("\n", "")),
+  fc
+    .oneof(
+      fc.string({ unit: "binary", maxLength: 20 }),
+      fc.string({
+        unit: fc.constantFrom('"', "\\", " ", "\t", "'", "a", "#", "\r", "\u000b", "\f", "\u0000"),
+        maxLength: 8,
+      }),
+    )
+    .map((s) => s.replaceAll("\n", "")),
   { maxLength: 8 },
 );

@@ -91,14 +91,19 @@ export function unreachableServiceChains(ruleSet: RuleSet, extraRoots: readonly 
  * chain the rules in canonical (iptables-save) text, in order. Table order and the order of
  * rules across chains are not compared, since iptables-save regroups rules by chain.
  */
-export function canonicalView(ruleSet: RuleSet): Record<string, { chains: string[]; rules: Record<string, string[]> }> {
+export function canonicalView(
+  ruleSet: RuleSet,
+): Record<string, { chains: string[]; rules: Record<string, string[]> }> {
   const view: Record<string, { chains: string[]; rules: Record<string, string[]> }> = {};
   for (const table of ruleSet.tables) {
     const rules: Record<string, string[]> = {};
     for (const entry of table.entries) {
       const key = `${entry.op} ${entry.chain}`;
-      const text = entry.kind === "rule" ? formatCanonicalRule(entry.chain, canonicalOf(entry, ruleSet)) : key;
-      (rules[entry.chain] ??= []).push(entry.kind === "rule" ? `${entry.op}${text.slice(2)}` : text);
+      const text =
+        entry.kind === "rule" ? formatCanonicalRule(entry.chain, canonicalOf(entry, ruleSet)) : key;
+      const list = rules[entry.chain] ?? [];
+      list.push(entry.kind === "rule" ? `${entry.op}${text.slice(2)}` : text);
+      rules[entry.chain] = list;
     }
     // Sorted keys, so that JSON.stringify of two equal views is equal too.
     const sorted: Record<string, string[]> = {};
@@ -126,7 +131,8 @@ export function ruleCounts(ruleSet: RuleSet): Record<string, number> {
 /** Every `--comment` value of a rule's argv. */
 export function commentsOf(rule: Rule): string[] {
   const out: string[] = [];
-  for (let i = 0; i + 1 < rule.args.length; i++) if (rule.args[i] === "--comment") out.push(rule.args[i + 1] as string);
+  for (let i = 0; i + 1 < rule.args.length; i++)
+    if (rule.args[i] === "--comment") out.push(rule.args[i + 1] as string);
   return out;
 }
 

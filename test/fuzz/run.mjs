@@ -47,7 +47,8 @@ async function main() {
   console.log(`injection fuzz: ${cases} cases, seed ${seed}, ${workers} workers, library dist/`);
 
   const chunks = [];
-  for (let start = 0, i = 0; start < cases; start += CHUNK, i++) chunks.push({ seed: seed + i, runs: Math.min(CHUNK, cases - start) });
+  for (let start = 0, i = 0; start < cases; start += CHUNK, i++)
+    chunks.push({ seed: seed + i, runs: Math.min(CHUNK, cases - start) });
   const totals = { refused: 0, "partly-left-out": 0, accepted: 0, quoting: 0 };
   let done = 0;
   let failed = false;

@@ -16,7 +16,12 @@ export interface CliResult {
 
 /** Runs `kube-iptables ...args` in the repository root, with `input` on stdin. */
 export function runCli(args: readonly string[], input = ""): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: "utf8", maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    input,
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   if (r.error !== undefined) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,0 +1,74 @@
+// `kube-iptables trace`: exit codes and output, from a cluster file and from a save dump.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { runTrace } from "../src/cli/trace.js";
+import { UsageError } from "../src/cli/usage.js";
+import { loadVector } from "./support/fixtures.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kit-trace-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const v = loadVector("kube-proxy", "feature-clusterip-3-endpoints");
+const clusterFile = join(dir, "cluster.json");
+writeFileSync(
+  clusterFile,
+  JSON.stringify({ config: v.config, services: v.services, endpointSlices: v.endpointSlices }),
+);
+const saveFile = join(dir, "rules.save");
+writeFileSync(saveFile, v.expected.save);
+const service = v.services[0] as { spec: { clusterIP: string; ports: { port: number }[] } };
+const dst = `${service.spec.clusterIP}:${service.spec.ports[0]?.port}`;
+
+function capture(argv: string[]): { code: number; out: string; err: string } {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    return { code: runTrace(argv), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+describe("kube-iptables trace", () => {
+  it("traces a cluster file: one line per endpoint, total 1", () => {
+    const r = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp", "--brief"]);
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split("\n");
+    expect(lines.filter((l) => l.includes(" p=0.33333333")).length).toBe(3);
+    expect(lines.at(-1)).toBe("total p=1.000000000");
+  });
+
+  it("traces a save dump the same way, as JSON", () => {
+    const a = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+    const b = capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+    expect(b.code).toBe(0);
+    const outcomes = (x: string) =>
+      (JSON.parse(x) as { outcomes: { summary: string }[] }).outcomes.map((o) => o.summary);
+    expect(outcomes(b.out)).toEqual(outcomes(a.out));
+    expect(JSON.parse(b.out).total.decimal).toBe("1.000000000");
+  });
+
+  it("usage errors throw UsageError (exit 1 in main)", () => {
+    expect(() => runTrace([clusterFile, "--dst", dst])).toThrow(UsageError);
+    expect(() => runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).toThrow(UsageError);
+    expect(() => runTrace([clusterFile, "--src", "10.0.0.1", "--dst", dst, "--proto", "icmp"])).toThrow(
+      UsageError,
+    );
+  });
+
+  it("bad input exits 2", () => {
+    expect(capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst]).code).toBe(2);
+    expect(capture([clusterFile, "--src", "fd00::1", "--dst", dst]).code).toBe(2);
+  });
+});
