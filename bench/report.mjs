@@ -20,7 +20,8 @@ const ms = (v) =>
           : v.toFixed(3);
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const int = (n) => (n === undefined ? "–" : n.toLocaleString("en-US"));
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+// Two decimals, but two significant digits for the tiny ratios of the incremental cases.
+const ratio = (a, b) => `${a / b < 0.1 ? (a / b).toPrecision(2) : (a / b).toFixed(2)}×`;
 
 function find(results, op, model) {
   return results.cases.find((c) => c.op === op && c.model === model && c.skip === undefined);

@@ -67,6 +67,8 @@ function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamil
  * @param endpoints the Service's endpoints by `portKey` (from `endpointsByPort`); without it,
  *   or for a port it lacks, the port has no endpoints. Passed in rather than spread in later
  *   so that model building makes one object per port, not two.
+ * @param honorIPMode skip `ipMode: Proxy` ingress IPs (1.29+); releases before the field existed
+ *   wrote rules for them.
  * @example
  * servicePortsOf(kubeDns, "IPv4").map((p) => p.portName) // ["dns", "dns-tcp", "metrics"]
  */
@@ -74,6 +76,7 @@ export function servicePortsOf(
   service: Service,
   family: IPFamily,
   endpoints?: ReadonlyMap<string, readonly Endpoint[]>,
+  honorIPMode = true,
 ): ServicePort[] {
   if (serviceSkipReason(service, family) !== null) return [];
   const spec = service.spec;
@@ -82,7 +85,7 @@ export function servicePortsOf(
   const externalIPs = addressesOfFamily(spec.externalIPs, family);
   const loadBalancerVIPs: string[] = [];
   for (const ingress of service.status?.loadBalancer?.ingress ?? []) {
-    if (ingress.ip === undefined || ingress.ip === "" || ingress.ipMode === "Proxy") continue;
+    if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy")) continue;
     const ip = canonicalIP(ingress.ip);
     if (ip !== null && familyOf(ip) === family) loadBalancerVIPs.push(ip);
   }

@@ -29,6 +29,8 @@ export function buildModel(
   }
   const servicePorts: ServicePort[] = [];
   const duplicates: DuplicatePolicy = config.profile === "latest" ? "prefer-non-terminating" : "prefer-local";
+  // kube-proxy 1.22 predates `ipMode` and writes rules for every ingress IP.
+  const honorIPMode = config.profile !== "v1.22";
   for (const service of services) {
     // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
     if (serviceSkipReason(service, family) !== null) continue;
@@ -36,7 +38,7 @@ export function buildModel(
     const slices = slicesByService.get(key);
     const endpoints =
       slices === undefined ? undefined : endpointsByPort(slices, family, config.hostname, duplicates);
-    for (const port of servicePortsOf(service, family, endpoints)) servicePorts.push(port);
+    for (const port of servicePortsOf(service, family, endpoints, honorIPMode)) servicePorts.push(port);
   }
   return { config, servicePorts };
 }
