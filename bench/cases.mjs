@@ -117,6 +117,13 @@ const OPS = {
       };
     },
   },
+  "restore-stream": {
+    label: "model → restore text (streaming generateRestoreText)",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return { prepare: () => model, run: (m) => lib.generateRestoreText(m), describe: textResult };
+    },
+  },
   save: {
     label: "model → save text",
     needs: "save",
@@ -205,6 +212,7 @@ export function caseIds() {
   const ids = [];
   for (const m of MODELS) for (const op of ["restore", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
   for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
+  ids.push(`restore-stream:${TEN_K}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
   return ids;
 }
@@ -220,7 +228,7 @@ export function runOrder() {
     const { op, model } = caseInfo(id);
     const huge = model === "bench-clusterip-50000";
     const generated = model.startsWith("gen-");
-    if (op === "restore" && !huge && !generated) return 0;
+    if ((op === "restore" || op === "restore-stream") && !huge && !generated) return 0;
     if (!huge && !generated && op !== "save") return 1;
     if (op === "restore" && huge) return 2;
     if (op === "save" && !huge && !generated) return 3;

@@ -17,16 +17,17 @@ export type { ChainDiff, RuleSetDiff, TableDiff } from "./diff/index.js";
 export { deltaOf, diffRules, formatDelta, summarizeDiff } from "./diff/index.js";
 export type { ErrorCode, Problem } from "./errors.js";
 export { formatProblem, KubeIptablesError } from "./errors.js";
-export { formatJson } from "./format/json.js";
-export { formatRestore, quoteArgument } from "./format/restore.js";
 export { detectTextForm } from "./format/detect.js";
+export { formatJson } from "./format/json.js";
 export { parseRules, parseRulesOrThrow } from "./format/parse.js";
+export { formatRestore, quoteArgument } from "./format/restore.js";
 export { formatSave } from "./format/save.js";
+export { generateRestoreText } from "./generate/restore-text.js";
+export type { GenerateOptions } from "./generate/rules.js";
+export { generateRules, generateState } from "./generate/rules.js";
 export type { CanonicalRule } from "./ir/canonical.js";
 export { canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
 export { applyRestore } from "./ir/state.js";
-export type { GenerateOptions } from "./generate/rules.js";
-export { generateRules, generateState } from "./generate/rules.js";
 export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Table } from "./ir/types.js";
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
@@ -55,9 +56,9 @@ export type {
   ProxyConfig,
   ServicePort,
 } from "./model/types.js";
+export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
+export { probability } from "./naming/probability.js";
 export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
 export { createSync } from "./sync/index.js";
 export type { Packet, TraceOptions, TraceOutcome, TraceResult } from "./trace/index.js";
 export { formatTraceText, traceRules, traceToJson } from "./trace/index.js";
-export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
-export { probability } from "./naming/probability.js";

@@ -32,7 +32,9 @@ function cluster(services: number, endpoints: number, loadBalancer: boolean): Cl
             }
           : {}),
       } as Service["spec"],
-      ...(loadBalancer ? { status: { loadBalancer: { ingress: [{ ip: `198.19.${s >> 8}.${s & 255}` }] } } } : {}),
+      ...(loadBalancer
+        ? { status: { loadBalancer: { ingress: [{ ip: `198.19.${s >> 8}.${s & 255}` }] } } }
+        : {}),
     });
     slices.push({
       apiVersion: "discovery.k8s.io/v1",

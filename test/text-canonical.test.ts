@@ -49,7 +49,8 @@ describe("statistic probability (spec §6)", () => {
     });
   }
   it("rejects out-of-range and garbage", () => {
-    for (const bad of ["1.5", "-0.1", "0.5x", "", " 0.5", "nan", "inf"]) expect(probabilityToStored(bad)).toBe(-1);
+    for (const bad of ["1.5", "-0.1", "0.5x", "", " 0.5", "nan", "inf"])
+      expect(probabilityToStored(bad)).toBe(-1);
   });
 });
 
@@ -95,18 +96,17 @@ describe("IPv4 addresses (spec §2.1)", () => {
     expect(line("-s 0.0.0.0")).toBe("-A X -s 0.0.0.0/32");
   });
   it("keeps ! -s 0.0.0.0/0 on legacy only", () => {
-    expect(formatCanonicalRule("X", canonicalizeRule(["!", "-s", "0.0.0.0/0"], "IPv4", { backend: "legacy" }))).toBe(
-      "-A X ! -s 0.0.0.0/0",
-    );
+    expect(
+      formatCanonicalRule("X", canonicalizeRule(["!", "-s", "0.0.0.0/0"], "IPv4", { backend: "legacy" })),
+    ).toBe("-A X ! -s 0.0.0.0/0");
     expect(tryCanonicalizeRule(["!", "-s", "0.0.0.0/0"], "IPv4", { backend: "nft" }).ok).toBe(false);
   });
   it("expands comma lists in iptables' order", () => {
-    expect(expandAddressLists(["-s", "1.1.1.1,1.1.1.2", "-d", "2.2.2.1,2.2.2.2", "-j", "ACCEPT"], "IPv4")?.map((a) => `${a[1]}>${a[3]}`)).toEqual([
-      "1.1.1.1>2.2.2.1",
-      "1.1.1.1>2.2.2.2",
-      "1.1.1.2>2.2.2.1",
-      "1.1.1.2>2.2.2.2",
-    ]);
+    expect(
+      expandAddressLists(["-s", "1.1.1.1,1.1.1.2", "-d", "2.2.2.1,2.2.2.2", "-j", "ACCEPT"], "IPv4")?.map(
+        (a) => `${a[1]}>${a[3]}`,
+      ),
+    ).toEqual(["1.1.1.1>2.2.2.1", "1.1.1.1>2.2.2.2", "1.1.1.2>2.2.2.1", "1.1.1.2>2.2.2.2"]);
     const r = tryCanonicalizeRule(["-s", "1.1.1.1,1.1.1.2"], "IPv4");
     expect(r.ok === false && r.addressList).toBe(true);
   });
@@ -121,19 +121,24 @@ describe("quoting (spec §4.1)", () => {
     ["", '""'],
     ['a"b', '"a\\"b"'],
     ["a\\b", '"a\\\\b"'],
-    ["it's", "\"it\\'s\""],
+    ["it's", '"it\\\'s"'],
     ["héllo", '"héllo"'],
     ["tab\tx", '"tab\tx"'],
   ];
-  for (const [stored, printed] of cases) it(`${JSON.stringify(stored)} → ${printed}`, () => expect(saveString(stored)).toBe(printed));
+  for (const [stored, printed] of cases)
+    it(`${JSON.stringify(stored)} → ${printed}`, () => expect(saveString(stored)).toBe(printed));
   it("truncates comments to 255 bytes before escaping", () => {
     const r = canonicalizeRule(["-m", "comment", "--comment", `${"x".repeat(250)}${'"'.repeat(6)}`], "IPv4");
-    expect(formatCanonicalRule("X", r)).toBe(`-A X -m comment --comment "${"x".repeat(250)}${'\\"'.repeat(5)}"`);
+    expect(formatCanonicalRule("X", r)).toBe(
+      `-A X -m comment --comment "${"x".repeat(250)}${'\\"'.repeat(5)}"`,
+    );
   });
   it("prints nfacct with two spaces and recent names unquoted", () => {
     expect(line("-m nfacct --nfacct-name pkts")).toBe("-A X -m nfacct --nfacct-name  pkts");
     const r = canonicalizeRule(["-m", "recent", "--name", "a b", "--set"], "IPv4");
-    expect(formatCanonicalRule("X", r)).toBe("-A X -m recent --set --name a b --mask 255.255.255.255 --rsource");
+    expect(formatCanonicalRule("X", r)).toBe(
+      "-A X -m recent --set --name a b --mask 255.255.255.255 --rsource",
+    );
   });
 });
 
@@ -163,7 +168,9 @@ describe("mark match and MARK target (spec §7.1, §8.2)", () => {
 
 describe("recent defaults (spec §7.4)", () => {
   it("fills in name, mask and side", () => {
-    expect(line("-m recent --set")).toBe("-A X -m recent --set --name DEFAULT --mask 255.255.255.255 --rsource");
+    expect(line("-m recent --set")).toBe(
+      "-A X -m recent --set --name DEFAULT --mask 255.255.255.255 --rsource",
+    );
     expect(line("-m recent --name KUBE-SEP-X --rcheck --seconds 10800 --reap")).toBe(
       "-A X -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-X --mask 255.255.255.255 --rsource",
     );
@@ -171,7 +178,13 @@ describe("recent defaults (spec §7.4)", () => {
       "-A X -m recent --set --name DEFAULT --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource",
     );
     const r = canonicalizeRule("-m recent --name S --rcheck --seconds 60 --reap".split(" "), "IPv4");
-    expect(r.matches[0]).toMatchObject({ kind: "recent", listName: "S", command: "rcheck", seconds: 60, reap: true });
+    expect(r.matches[0]).toMatchObject({
+      kind: "recent",
+      listName: "S",
+      command: "rcheck",
+      seconds: 60,
+      reap: true,
+    });
   });
   it("rejects an empty name", () => {
     expect(tryCanonicalizeRule(["-m", "recent", "--name", "", "--set"], "IPv4").ok).toBe(false);
@@ -182,12 +195,18 @@ describe("REJECT defaults (spec §8.5)", () => {
   it("fills in the family's default and canonical names", () => {
     expect(line("-j REJECT")).toBe("-A X -j REJECT --reject-with icmp-port-unreachable");
     expect(line("-j REJECT", "IPv6")).toBe("-A X -j REJECT --reject-with icmp6-port-unreachable");
-    expect(line("-j REJECT --reject-with ICMP-PORT")).toBe("-A X -j REJECT --reject-with icmp-port-unreachable");
-    expect(line("-j REJECT --reject-with no-route", "IPv6")).toBe("-A X -j REJECT --reject-with icmp6-no-route");
+    expect(line("-j REJECT --reject-with ICMP-PORT")).toBe(
+      "-A X -j REJECT --reject-with icmp-port-unreachable",
+    );
+    expect(line("-j REJECT --reject-with no-route", "IPv6")).toBe(
+      "-A X -j REJECT --reject-with icmp6-no-route",
+    );
   });
   it("rejects unknown types, IPv4 types in IPv6, tcp-reset without -p tcp", () => {
     expect(tryCanonicalizeRule(["-j", "REJECT", "--reject-with", "bogus"], "IPv4").ok).toBe(false);
-    expect(tryCanonicalizeRule(["-j", "REJECT", "--reject-with", "icmp-host-prohibited"], "IPv6").ok).toBe(false);
+    expect(tryCanonicalizeRule(["-j", "REJECT", "--reject-with", "icmp-host-prohibited"], "IPv6").ok).toBe(
+      false,
+    );
     expect(tryCanonicalizeRule(["-j", "REJECT", "--reject-with", "tcp-reset"], "IPv4").ok).toBe(false);
   });
 });
@@ -212,11 +231,19 @@ describe("addrtype and conntrack ordering (spec §7.2, §7.3)", () => {
 describe("order, implicit matches and targets (spec §2, §3, §8)", () => {
   it("prints kube-proxy's rules in canonical order", () => {
     expect(
-      line('-m comment --comment ns/svc:p -m tcp -p tcp -d 172.30.0.44 --dport 80 ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ'),
-    ).toBe('-A X ! -s 10.0.0.0/8 -d 172.30.0.44/32 -p tcp -m comment --comment "ns/svc:p" -m tcp --dport 80 -j KUBE-MARK-MASQ');
-    expect(line("-m comment --comment x -p tcp --dport 80")).toBe("-A X -p tcp -m comment --comment x -m tcp --dport 80");
+      line(
+        "-m comment --comment ns/svc:p -m tcp -p tcp -d 172.30.0.44 --dport 80 ! -s 10.0.0.0/8 -j KUBE-MARK-MASQ",
+      ),
+    ).toBe(
+      '-A X ! -s 10.0.0.0/8 -d 172.30.0.44/32 -p tcp -m comment --comment "ns/svc:p" -m tcp --dport 80 -j KUBE-MARK-MASQ',
+    );
+    expect(line("-m comment --comment x -p tcp --dport 80")).toBe(
+      "-A X -p tcp -m comment --comment x -m tcp --dport 80",
+    );
     expect(line("-p icmp --icmp-type echo-request")).toBe("-A X -p icmp -m icmp --icmp-type 8");
-    expect(line("-p ipv6-icmp --icmpv6-type echo-request", "IPv6")).toBe("-A X -p ipv6-icmp -m icmp6 --icmpv6-type 128");
+    expect(line("-p ipv6-icmp --icmpv6-type echo-request", "IPv6")).toBe(
+      "-A X -p ipv6-icmp -m icmp6 --icmpv6-type 128",
+    );
     expect(line("-p tcp --syn")).toBe("-A X -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN");
     expect(line("-p 47")).toBe("-A X -p gre");
     expect(line("-p tcp -j DNAT --to 10.0.0.1:80")).toBe("-A X -p tcp -j DNAT --to-destination 10.0.0.1:80");
@@ -229,7 +256,9 @@ describe("order, implicit matches and targets (spec §2, §3, §8)", () => {
   });
   it("merges repeated tcp matches on nft only", () => {
     const args = "-p tcp --dport 80 -m tcp --sport 90".split(" ");
-    expect(formatCanonicalRule("X", canonicalizeRule(args, "IPv4", { backend: "nft" }))).toBe("-A X -p tcp -m tcp --sport 90 --dport 80");
+    expect(formatCanonicalRule("X", canonicalizeRule(args, "IPv4", { backend: "nft" }))).toBe(
+      "-A X -p tcp -m tcp --sport 90 --dport 80",
+    );
     expect(formatCanonicalRule("X", canonicalizeRule(args, "IPv4", { backend: "legacy" }))).toBe(
       "-A X -p tcp -m tcp --dport 80 -m tcp --sport 90",
     );
@@ -238,7 +267,9 @@ describe("order, implicit matches and targets (spec §2, §3, §8)", () => {
     expect(line("-o virbr0 -p udp -m udp --dport 68 -j CHECKSUM --checksum-fill")).toBe(
       "-A X -o virbr0 -p udp -m udp --dport 68 -j CHECKSUM --checksum-fill",
     );
-    expect(line("-m set --match-set KUBE-X dst,dst -j ACCEPT")).toBe("-A X -m set --match-set KUBE-X dst,dst -j ACCEPT");
+    expect(line("-m set --match-set KUBE-X dst,dst -j ACCEPT")).toBe(
+      "-A X -m set --match-set KUBE-X dst,dst -j ACCEPT",
+    );
   });
   it("reports problems with the offending argument", () => {
     const cases: [string, number][] = [
@@ -263,11 +294,20 @@ describe("order, implicit matches and targets (spec §2, §3, §8)", () => {
 
 describe("parser", () => {
   it("tokenizes like iptables-restore and locates problems", () => {
-    const { ruleSet, problems } = parseRules('*filter\n:X - [0:0]\n-A X -m comment --comment "a \\"b\\" c" -j ACCEPT\n-A X -p tcp --dport 99999 -j ACCEPT\nCOMMIT\n');
+    const { ruleSet, problems } = parseRules(
+      '*filter\n:X - [0:0]\n-A X -m comment --comment "a \\"b\\" c" -j ACCEPT\n-A X -p tcp --dport 99999 -j ACCEPT\nCOMMIT\n',
+    );
     const first = ruleSet.tables[0]?.entries[0];
     expect(first?.kind === "rule" && first.args[3]).toBe('a "b" c');
     expect(problems).toEqual([
-      { code: "PARSE", path: "", severity: "error", line: 4, column: 21, message: "invalid port/service `99999' specified" },
+      {
+        code: "PARSE",
+        path: "",
+        severity: "error",
+        line: 4,
+        column: 21,
+        message: "invalid port/service `99999' specified",
+      },
     ]);
   });
   it("detects the family from addresses", () => {
@@ -283,8 +323,14 @@ describe("parser", () => {
 
 describe("detectTextForm", () => {
   it("tells the forms apart", () => {
-    expect(detectTextForm("*nat\n:KUBE-X - [0:0]\n-A KUBE-X -d 10.0.0.1 -j RETURN\nCOMMIT\n")).toBe("restore");
-    expect(detectTextForm("# Generated\n*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING -d 10.0.0.1/32 -j RETURN\nCOMMIT\n")).toBe("save");
+    expect(detectTextForm("*nat\n:KUBE-X - [0:0]\n-A KUBE-X -d 10.0.0.1 -j RETURN\nCOMMIT\n")).toBe(
+      "restore",
+    );
+    expect(
+      detectTextForm(
+        "# Generated\n*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING -d 10.0.0.1/32 -j RETURN\nCOMMIT\n",
+      ),
+    ).toBe("save");
     expect(detectTextForm('{"services": []}')).toBe("cluster");
     expect(detectTextForm("services:\n  - metadata: {}\n")).toBe("cluster");
   });

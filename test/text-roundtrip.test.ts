@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatSave } from "../src/format/save.js";
 import { parseRules } from "../src/format/parse.js";
+import { formatSave } from "../src/format/save.js";
 import { canonicalizeRule } from "../src/ir/canonical.js";
 import type { Backend } from "../src/ir/canonical-types.js";
 import { applyRestore } from "../src/ir/state.js";
@@ -29,11 +29,15 @@ const withoutComments = (text: string): string =>
 
 describe("iptables-save fixture dumps round-trip", () => {
   const dir = join(FIXTURES, "iptables-save");
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
     // Unrestorable by design: the saved comment holds a raw newline (spec §4.4).
     if (file.startsWith("comment-unterminated-quote")) continue;
     it(file, () => {
-      const fx = readJson<{ family: string; backend: Backend; save: string; saveCommand: string }>(join(dir, file));
+      const fx = readJson<{ family: string; backend: Backend; save: string; saveCommand: string }>(
+        join(dir, file),
+      );
       if (fx.save === "") return; // nft empty-tables: nothing saved
       const family: IPFamily = fx.family === "ipv4" ? "IPv4" : "IPv6";
       expect(roundTrip(fx.save, family, fx.backend, fx.saveCommand.includes("-c"))).toBe(fx.save);
@@ -65,7 +69,8 @@ function dumpsIn(text: string): string[] {
     if (!/^\*(filter|nat|mangle|raw|security)$/.test(lines[i] ?? "")) continue;
     const block: string[] = [];
     let j = i;
-    for (; j < lines.length && lines[j] !== "COMMIT"; j++) if (!(lines[j] ?? "").startsWith("#")) block.push(lines[j] ?? "");
+    for (; j < lines.length && lines[j] !== "COMMIT"; j++)
+      if (!(lines[j] ?? "").startsWith("#")) block.push(lines[j] ?? "");
     if (j === lines.length) continue;
     block.push("COMMIT");
     const complete = block.every((l) => /^(\*|:|-A |\[\d+:\d+\] -A |COMMIT$)/.test(l));
@@ -77,7 +82,9 @@ function dumpsIn(text: string): string[] {
 
 describe("field-note dumps round-trip", () => {
   const dir = join(FIXTURES, "seeds");
-  const files = readdirSync(dir).filter((f) => f.endsWith(".txt")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".txt"))
+    .sort();
   const used: string[] = [];
   for (const file of files) {
     const dumps = dumpsIn(readFileSync(join(dir, file), "utf8"));
@@ -91,7 +98,11 @@ describe("field-note dumps round-trip", () => {
   it("finds the complete dumps", () => {
     // Only 004 holds complete iptables-save output (mangle, filter, nat); 003 has a `*nat`
     // block with elided `...` lines, 000–002 only quote single rules.
-    expect(used).toEqual(["004_e934d6bf6ba7bbfa.txt#0", "004_e934d6bf6ba7bbfa.txt#1", "004_e934d6bf6ba7bbfa.txt#2"]);
+    expect(used).toEqual([
+      "004_e934d6bf6ba7bbfa.txt#0",
+      "004_e934d6bf6ba7bbfa.txt#1",
+      "004_e934d6bf6ba7bbfa.txt#2",
+    ]);
   });
 });
 
@@ -107,31 +118,97 @@ const comment = fc.tuple(name, name, name).map(([ns, svc, p]) => `${ns}/${svc}:$
 
 /** Rules shaped like kube-proxy's, in kube-proxy's argument order. */
 const kubeRule: fc.Arbitrary<(chains: string[]) => string[]> = fc.oneof(
-  fc.tuple(comment, proto, ipv4, port).map(
-    ([c, p, ip, pt]) =>
-      (chains: string[]) => ["-m", "comment", "--comment", `${c} cluster IP`, "-m", p, "-p", p, "-d", ip, "--dport", String(pt), "-j", chains[0] ?? "ACCEPT"],
-  ),
-  fc.tuple(comment, ipv4).map(([c, ip]) => (_: string[]) => ["-m", "comment", "--comment", c, "-s", ip, "-j", "KUBE-MARK-MASQ"]),
-  fc.tuple(comment, proto, ipv4, port).map(
-    ([c, p, ip, pt]) =>
-      (_: string[]) => ["-m", "comment", "--comment", c, "-m", p, "-p", p, "-j", "DNAT", "--to-destination", `${ip}:${pt}`],
-  ),
-  fc.tuple(comment, fc.integer({ min: 2, max: 100 })).map(
-    ([c, n]) =>
-      (chains: string[]) => ["-m", "comment", "--comment", c, "-m", "statistic", "--mode", "random", "--probability", (1 / n).toFixed(10), "-j", chains[0] ?? "ACCEPT"],
-  ),
-  fc.tuple(comment, fc.integer({ min: 1, max: 86400 })).map(
-    ([c, s]) =>
-      (chains: string[]) => ["-m", "comment", "--comment", c, "-m", "recent", "--name", chains[0] ?? "X", "--rcheck", "--seconds", String(s), "--reap", "-j", chains[0] ?? "ACCEPT"],
-  ),
+  fc.tuple(comment, proto, ipv4, port).map(([c, p, ip, pt]) => (chains: string[]) => [
+    "-m",
+    "comment",
+    "--comment",
+    `${c} cluster IP`,
+    "-m",
+    p,
+    "-p",
+    p,
+    "-d",
+    ip,
+    "--dport",
+    String(pt),
+    "-j",
+    chains[0] ?? "ACCEPT",
+  ]),
+  fc.tuple(comment, ipv4).map(([c, ip]) => (_: string[]) => [
+    "-m",
+    "comment",
+    "--comment",
+    c,
+    "-s",
+    ip,
+    "-j",
+    "KUBE-MARK-MASQ",
+  ]),
+  fc.tuple(comment, proto, ipv4, port).map(([c, p, ip, pt]) => (_: string[]) => [
+    "-m",
+    "comment",
+    "--comment",
+    c,
+    "-m",
+    p,
+    "-p",
+    p,
+    "-j",
+    "DNAT",
+    "--to-destination",
+    `${ip}:${pt}`,
+  ]),
+  fc.tuple(comment, fc.integer({ min: 2, max: 100 })).map(([c, n]) => (chains: string[]) => [
+    "-m",
+    "comment",
+    "--comment",
+    c,
+    "-m",
+    "statistic",
+    "--mode",
+    "random",
+    "--probability",
+    (1 / n).toFixed(10),
+    "-j",
+    chains[0] ?? "ACCEPT",
+  ]),
+  fc.tuple(comment, fc.integer({ min: 1, max: 86400 })).map(([c, s]) => (chains: string[]) => [
+    "-m",
+    "comment",
+    "--comment",
+    c,
+    "-m",
+    "recent",
+    "--name",
+    chains[0] ?? "X",
+    "--rcheck",
+    "--seconds",
+    String(s),
+    "--reap",
+    "-j",
+    chains[0] ?? "ACCEPT",
+  ]),
   fc.constant((_: string[]) => ["-m", "mark", "!", "--mark", "0x4000/0x4000", "-j", "RETURN"]),
   fc.constant((_: string[]) => ["-j", "MARK", "--or-mark", "0x4000"]),
   fc.constant((_: string[]) => ["-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"]),
-  fc.constant((_: string[]) => ["-m", "addrtype", "--dst-type", "LOCAL", "!", "-d", "127.0.0.0/8", "-j", "RETURN"]),
+  fc.constant((_: string[]) => [
+    "-m",
+    "addrtype",
+    "--dst-type",
+    "LOCAL",
+    "!",
+    "-d",
+    "127.0.0.0/8",
+    "-j",
+    "RETURN",
+  ]),
 );
 
 const ruleSet: fc.Arbitrary<RuleSet> = fc
-  .tuple(fc.uniqueArray(hash, { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.nat(), kubeRule), { maxLength: 30 }))
+  .tuple(
+    fc.uniqueArray(hash, { minLength: 1, maxLength: 6 }),
+    fc.array(fc.tuple(fc.nat(), kubeRule), { maxLength: 30 }),
+  )
   .map(([hashes, rules]) => {
     const chains = ["KUBE-MARK-MASQ", ...hashes.map((h) => `KUBE-SVC-${h}`)];
     const entries: Rule[] = rules.map(([k, make]) => {

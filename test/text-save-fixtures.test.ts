@@ -6,8 +6,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Problem } from "../src/errors.js";
-import { formatSave } from "../src/format/save.js";
 import { parseRules } from "../src/format/parse.js";
+import { formatSave } from "../src/format/save.js";
 import type { Backend } from "../src/ir/canonical-types.js";
 import { tryApplyRestore } from "../src/ir/state.js";
 import type { IPFamily, RuleSet } from "../src/ir/types.js";
@@ -39,7 +39,9 @@ function dropRuleCounters(state: RuleSet): RuleSet {
     family: state.family,
     tables: state.tables.map((t) => ({
       ...t,
-      entries: t.entries.map((e) => (e.kind === "rule" && e.counters !== undefined ? { ...e, counters: { packets: 0n, bytes: 0n } } : e)),
+      entries: t.entries.map((e) =>
+        e.kind === "rule" && e.counters !== undefined ? { ...e, counters: { packets: 0n, bytes: 0n } } : e,
+      ),
     })),
   };
 }
@@ -65,9 +67,12 @@ describe("iptables-save fixtures (accepted inputs)", () => {
       const { state, problems } = run(fx.input, family, fx.backend);
       expect(problems).toEqual([]);
       const counters = fx.saveCommand.includes("-c");
-      const printable = counters && fx.backend === "nft" && family === "IPv6" ? dropRuleCounters(state) : state;
+      const printable =
+        counters && fx.backend === "nft" && family === "IPv6" ? dropRuleCounters(state) : state;
       for (const [table, expected] of Object.entries(fx.saveByTable)) {
-        expect(formatSave(printable, { tables: [table], counters, backend: fx.backend }), table).toBe(expected);
+        expect(formatSave(printable, { tables: [table], counters, backend: fx.backend }), table).toBe(
+          expected,
+        );
       }
     });
   }
@@ -103,7 +108,10 @@ describe("iptables-save fixtures (rejected inputs)", () => {
       else entry.missed.push(o.file);
       byCode.set(o.exitCode, entry);
     }
-    const summary = [...byCode].map(([code, e]) => `exit ${code}: ${e.caught}/${e.total} caught${e.missed.length ? ` (missed: ${e.missed.join(", ")})` : ""}`);
+    const summary = [...byCode].map(
+      ([code, e]) =>
+        `exit ${code}: ${e.caught}/${e.total} caught${e.missed.length ? ` (missed: ${e.missed.join(", ")})` : ""}`,
+    );
     console.log(`rejected inputs: ${summary.join("; ")}`);
     expect(byCode.get(2)?.caught).toBe(byCode.get(2)?.total);
   });

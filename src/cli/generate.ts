@@ -2,8 +2,8 @@
 import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { formatJson } from "../format/json.js";
-import { formatRestore } from "../format/restore.js";
 import { formatSave } from "../format/save.js";
+import { generateRestoreText } from "../generate/restore-text.js";
 import { generateRules, generateState } from "../generate/rules.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { readClusterText } from "../kube/read-input.js";
@@ -66,7 +66,7 @@ export function runGenerate(argv: readonly string[]): number {
     const model = prepared.model;
     const body =
       format === "restore"
-        ? formatRestore(generateRules(model))
+        ? generateRestoreText(model)
         : format === "json"
           ? formatJson(generateRules(model))
           : formatSave(generateState(model));

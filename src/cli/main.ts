@@ -5,8 +5,8 @@
  */
 import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
-import { runTrace } from "./trace.js";
 import { writeErr, writeOut } from "./io.js";
+import { runTrace } from "./trace.js";
 import { EXIT_USAGE, UsageError } from "./usage.js";
 
 const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) installs on a node

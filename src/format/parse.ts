@@ -9,7 +9,7 @@
  */
 
 import { KubeIptablesError, type Problem } from "../errors.js";
-import { canonicalizeRuleCached, expandAddressLists, tryCanonicalizeRule } from "../ir/canonical.js";
+import { expandAddressLists, tryCanonicalizeRule } from "../ir/canonical.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { recordSourceLines } from "../ir/state.js";
 import {
@@ -258,7 +258,11 @@ class Parser {
     const ruleOp = RULE_OPS[command];
     if (ruleOp !== undefined) {
       if (chain === undefined) {
-        this.problem(line, this.tokenColumn(start, end, newline, k), `option "${command}" requires a chain name`);
+        this.problem(
+          line,
+          this.tokenColumn(start, end, newline, k),
+          `option "${command}" requires a chain name`,
+        );
         return;
       }
       this.parseRule(table, tokens, k, ruleOp, chain, counters, start, end, line);
@@ -275,7 +279,8 @@ class Parser {
         return;
       }
       if (chainOp === "-N" && (chain === undefined || !this.checkChainName(chain, line, 1))) {
-        if (chain === undefined) this.problem(line, this.tokenColumn(start, end, newline, k), `option "-N" requires a chain name`);
+        if (chain === undefined)
+          this.problem(line, this.tokenColumn(start, end, newline, k), `option "-N" requires a chain name`);
         return;
       }
       table.entries.push({ kind: "chain", op: chainOp, chain: chain ?? "" });
@@ -292,7 +297,11 @@ class Parser {
       table.entryLines.push(line);
       return;
     }
-    this.problem(line, this.tokenColumn(start, end, newline, k), `unknown command \`${command}' in a restore file`);
+    this.problem(
+      line,
+      this.tokenColumn(start, end, newline, k),
+      `unknown command \`${command}' in a restore file`,
+    );
   }
 
   /** The 1-based column of token `k` of a line (computed only for error messages). */
@@ -397,7 +406,14 @@ function hasIPv6Address(args: readonly string[]): boolean {
   for (let a = 0; a < args.length - 1; a++) {
     const t = args[a] as string;
     if (t.length > 1 && t.charCodeAt(0) === 45) {
-      if (t === "-s" || t === "-d" || t === "--source" || t === "--destination" || t === "--src" || t === "--dst") {
+      if (
+        t === "-s" ||
+        t === "-d" ||
+        t === "--source" ||
+        t === "--destination" ||
+        t === "--src" ||
+        t === "--dst"
+      ) {
         if ((args[a + 1] as string).indexOf(":") >= 0) return true;
       }
     }

@@ -28,7 +28,8 @@ export function quoteArgument(arg: string): string {
 }
 
 function declarationLine(decl: ChainDeclaration): string {
-  const counters = decl.counters === undefined ? "[0:0]" : `[${decl.counters.packets}:${decl.counters.bytes}]`;
+  const counters =
+    decl.counters === undefined ? "[0:0]" : `[${decl.counters.packets}:${decl.counters.bytes}]`;
   return `:${decl.name} ${decl.policy ?? "-"} ${counters}`;
 }
 
@@ -58,7 +59,8 @@ export function formatEntry(entry: Entry): string {
   if (entry.kind === "chain") return entry.chain === "" ? entry.op : `${entry.op} ${entry.chain}`;
   if (entry.kind === "policy") return `-P ${entry.chain} ${entry.policy}`;
   let head = entry.counters === undefined ? "" : `[${entry.counters.packets}:${entry.counters.bytes}] `;
-  head += entry.index === undefined ? `${entry.op} ${entry.chain}` : `${entry.op} ${entry.chain} ${entry.index}`;
+  head +=
+    entry.index === undefined ? `${entry.op} ${entry.chain}` : `${entry.op} ${entry.chain} ${entry.index}`;
   const args = entry.args;
   if (args.length === 0) return head;
   const joined = args.join(" ");
@@ -76,67 +78,81 @@ export function formatEntry(entry: Entry): string {
  */
 const CHUNK_LINES = 2048;
 
-/** Builds the text in chunks; see {@link CHUNK_LINES}. */
-class ChunkWriter {
-  private readonly chunks: string[] = [];
+/**
+ * Writes `iptables-restore` lines in chunks (see {@link CHUNK_LINES}). Shared by
+ * {@link formatRestore} and the streaming `generateRestoreText`, so that both print every line
+ * with the same code and cannot drift apart by a byte.
+ *
+ * @example
+ * const out = new RestoreLineWriter();
+ * out.line("*nat");
+ * out.declaration({ name: "KUBE-SERVICES", policy: null });
+ * out.finish() // "*nat\n:KUBE-SERVICES - [0:0]\n"
+ */
+export class RestoreLineWriter {
+  private readonly done: string[] = [];
   private parts: string[] = [];
   private lines = 0;
 
-  /** Appends pieces of the current line. */
-  push(piece: string): void {
-    this.parts.push(piece);
+  /** Writes one whole line (without its newline). */
+  line(text: string): void {
+    this.parts.push(text, "\n");
+    if (++this.lines === CHUNK_LINES) this.flush();
   }
 
-  /** Ends the current line. */
-  endLine(): void {
-    this.parts.push("\n");
+  /** Writes a chain declaration line (`:NAME POLICY [p:b]`). */
+  declaration(decl: ChainDeclaration): void {
+    this.line(declarationLine(decl));
+  }
+
+  /** Writes one command line; a rule is written as pieces (no per-line string) when its args need no quotes. */
+  entry(entry: Entry): void {
+    if (
+      entry.kind !== "rule" ||
+      entry.counters !== undefined ||
+      entry.index !== undefined ||
+      entry.args.length === 0
+    ) {
+      this.line(formatEntry(entry));
+      return;
+    }
+    const args = entry.args;
+    const joined = args.join(" ");
+    if (!joinsCleanly(joined, args.length)) {
+      this.line(formatEntry(entry));
+      return;
+    }
+    this.parts.push(entry.op, " ", entry.chain, " ", joined, "\n");
     if (++this.lines === CHUNK_LINES) this.flush();
   }
 
   private flush(): void {
-    this.chunks.push(this.parts.join(""));
+    if (this.parts.length > 0) this.done.push(this.parts.join(""));
     this.parts = [];
     this.lines = 0;
   }
 
-  /** The whole text. */
-  finish(): string {
+  /**
+   * The text written so far as flat chunks, in order; the writer is empty afterwards. Lets a
+   * caller that writes sections out of order (filter before nat, declarations before rules)
+   * concatenate several writers with one final join.
+   */
+  takeChunks(): string[] {
     this.flush();
-    return this.chunks.join("");
+    return this.done.splice(0, this.done.length);
+  }
+
+  /** The whole text written so far. */
+  finish(): string {
+    return this.takeChunks().join("");
   }
 }
 
-/** Writes one entry; a rule is written as pieces (no per-line string) when its args need no quotes. */
-function writeEntry(out: ChunkWriter, entry: Entry): void {
-  if (entry.kind !== "rule" || entry.counters !== undefined || entry.index !== undefined || entry.args.length === 0) {
-    out.push(formatEntry(entry));
-    out.endLine();
-    return;
-  }
-  const args = entry.args;
-  const joined = args.join(" ");
-  if (joinsCleanly(joined, args.length)) {
-    out.push(entry.op);
-    out.push(" ");
-    out.push(entry.chain);
-    out.push(" ");
-    out.push(joined);
-  } else {
-    out.push(formatEntry(entry));
-  }
-  out.endLine();
-}
-
-function writeTable(out: ChunkWriter, table: Table): void {
-  out.push(`*${table.name}`);
-  out.endLine();
-  for (const decl of table.chains) {
-    out.push(declarationLine(decl));
-    out.endLine();
-  }
-  for (const entry of table.entries) writeEntry(out, entry);
-  out.push("COMMIT");
-  out.endLine();
+function writeTable(out: RestoreLineWriter, table: Table): void {
+  out.line(`*${table.name}`);
+  for (const decl of table.chains) out.declaration(decl);
+  for (const entry of table.entries) out.entry(entry);
+  out.line("COMMIT");
 }
 
 /**
@@ -148,7 +164,7 @@ function writeTable(out: ChunkWriter, table: Table): void {
  * // "*filter\n:KUBE-SERVICES - [0:0]\n…\nCOMMIT\n*nat\n…\nCOMMIT\n"
  */
 export function formatRestore(ruleSet: RuleSet): string {
-  const out = new ChunkWriter();
+  const out = new RestoreLineWriter();
   for (const table of ruleSet.tables) writeTable(out, table);
   return out.finish();
 }

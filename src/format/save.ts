@@ -83,13 +83,20 @@ function pushRule(
   for (const args of expanded) {
     const one = tryCanonicalizeRule(args, state.family, canonicalOptions);
     if (!one.ok) {
-      throw new KubeIptablesError([{ code: "PARSE", path: "", message: `-A ${rule.chain}: ${one.message}`, severity: "error" }]);
+      throw new KubeIptablesError([
+        { code: "PARSE", path: "", message: `-A ${rule.chain}: ${one.message}`, severity: "error" },
+      ]);
     }
     lines.push(formatCanonicalRule(rule.chain, one.rule, counters));
   }
 }
 
-function pushTable(lines: SaveWriter, table: Table, state: RuleSet, options: FormatSaveOptions | undefined): void {
+function pushTable(
+  lines: SaveWriter,
+  table: Table,
+  state: RuleSet,
+  options: FormatSaveOptions | undefined,
+): void {
   const builtins = BUILTIN_CHAINS[table.name] ?? [];
   // Declarations of built-in chains (for policy and counters); user chains need only their names.
   const declared = new Map<string, ChainDeclaration>();
@@ -132,7 +139,8 @@ function pushTable(lines: SaveWriter, table: Table, state: RuleSet, options: For
   for (const name of order) {
     const rules = byChain.get(name);
     if (rules === undefined) continue;
-    for (let i = 0; i < rules.length; i++) pushRule(lines, rules[i] as Rule, state, canonicalOptions, withCounters);
+    for (let i = 0; i < rules.length; i++)
+      pushRule(lines, rules[i] as Rule, state, canonicalOptions, withCounters);
   }
   lines.push("COMMIT");
 }

@@ -88,7 +88,11 @@ export function sortServicePorts(ports: readonly ServicePort[]): ServicePort[] {
   const keyed: Keyed[] = new Array<Keyed>(ports.length);
   for (let i = 0; i < ports.length; i++) {
     const port = ports[i] as ServicePort;
-    keyed[i] = { key: servicePortName(port.namespace, port.name, port.portName), protocol: port.protocol, port };
+    keyed[i] = {
+      key: servicePortName(port.namespace, port.name, port.portName),
+      protocol: port.protocol,
+      port,
+    };
   }
   keyed.sort(compareKeyed);
   const sorted: ServicePort[] = new Array<ServicePort>(keyed.length);
@@ -98,19 +102,82 @@ export function sortServicePorts(ports: readonly ServicePort[]): ServicePort[] {
 
 const userChain = (name: string): ChainDeclaration => ({ name, policy: null });
 
+/** The fixed start of a payload, before any service port's rules. */
+export interface PayloadHead {
+  /** The filter table's declarations (all of them: service ports add no filter chains). */
+  readonly filterChains: ChainDeclaration[];
+  /** The filter rules before the service ports'. */
+  readonly filterRules: Rule[];
+  /** The nat declarations before the service ports' chains. */
+  readonly natChains: ChainDeclaration[];
+  /** The nat rules before the service ports'. */
+  readonly natRules: Rule[];
+}
+
+/**
+ * The fixed start of the payload. Shared by {@link generateRules} and `generateRestoreText` so
+ * that the two cannot disagree about it.
+ */
+export function payloadHead(ctx: GenerationContext): PayloadHead {
+  return {
+    filterChains: filterChains(ctx).map(userChain),
+    filterRules: filterHeadRules(ctx),
+    natChains: NAT_FIXED_CHAINS.map(userChain),
+    natRules: natHeadRules(ctx),
+  };
+}
+
+/** The fixed end of a payload, after every service port's rules. */
+export interface PayloadTail {
+  /** The filter rules after the service ports' (the FORWARD-side chains). */
+  readonly filterRules: Rule[];
+  /** nat declarations after the service ports' chains: the stale chains to delete. */
+  readonly natChains: ChainDeclaration[];
+  /** nat entries after the service ports' rules: `-X` of the stale chains, then the nodeports tail. */
+  readonly natEntries: Entry[];
+}
+
+/**
+ * The fixed end of the payload. `isActive` says whether a chain is declared by the payload so
+ * far; it is asked only when `existingChains` is non-empty, so a caller can build its set of
+ * active chains lazily (only a caller that passes the kernel's chains pays for it).
+ */
+export function payloadTail(
+  ctx: GenerationContext,
+  existingChains: readonly string[],
+  isActive: (chain: string) => boolean,
+): PayloadTail {
+  const natChains: ChainDeclaration[] = [];
+  const natEntries: Entry[] = [];
+  if (existingChains.length > 0) {
+    const stale = existingChains
+      .filter((c) => isServiceChain(c, ctx.traits) && !isActive(c))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const chain of stale) {
+      natChains.push(userChain(chain));
+      natEntries.push({ kind: "chain", op: "-X", chain });
+    }
+  }
+  for (const rule of nodePortsTailRules(ctx)) natEntries.push(rule);
+  return { filterRules: forwardRules(ctx), natChains, natEntries };
+}
+
 /**
  * Collects per-service-port blocks into the payload's entry lists. Blocks are added as they are
  * built, so that their own small arrays die young instead of surviving to a final assembly.
  */
 class PayloadBuilder {
+  readonly filterChains: ChainDeclaration[];
   readonly filterEntries: Entry[];
   readonly natEntries: Entry[];
   readonly natDecls: ChainDeclaration[];
 
   constructor(ctx: GenerationContext) {
-    this.filterEntries = [...filterHeadRules(ctx)];
-    this.natEntries = [...natHeadRules(ctx)];
-    this.natDecls = NAT_FIXED_CHAINS.map(userChain);
+    const head = payloadHead(ctx);
+    this.filterChains = head.filterChains;
+    this.filterEntries = head.filterRules;
+    this.natEntries = head.natRules;
+    this.natDecls = head.natChains;
   }
 
   add(block: ServicePortRules): void {
@@ -124,25 +191,19 @@ class PayloadBuilder {
   }
 
   finish(ctx: GenerationContext, existingChains: readonly string[]): RuleSet {
-    const { filterEntries, natEntries, natDecls } = this;
-    for (const rule of forwardRules(ctx)) filterEntries.push(rule);
-    if (existingChains.length > 0) {
-      // Only a caller that passes the kernel's chains pays for the set of active ones.
-      const active = new Set<string>();
-      for (const decl of natDecls) active.add(decl.name);
-      const stale = existingChains
-        .filter((c) => isServiceChain(c, ctx.traits) && !active.has(c))
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const chain of stale) {
-        natDecls.push(userChain(chain));
-        natEntries.push({ kind: "chain", op: "-X", chain });
-      }
-    }
-    for (const rule of nodePortsTailRules(ctx)) natEntries.push(rule);
+    const { filterChains, filterEntries, natEntries, natDecls } = this;
+    let active: Set<string> | null = null;
+    const tail = payloadTail(ctx, existingChains, (chain) => {
+      active ??= new Set(natDecls.map((d) => d.name));
+      return active.has(chain);
+    });
+    for (const rule of tail.filterRules) filterEntries.push(rule);
+    for (const decl of tail.natChains) natDecls.push(decl);
+    for (const entry of tail.natEntries) natEntries.push(entry);
     return {
       family: ctx.family,
       tables: [
-        { name: "filter", chains: filterChains(ctx).map(userChain), entries: filterEntries },
+        { name: "filter", chains: filterChains, entries: filterEntries },
         { name: "nat", chains: natDecls, entries: natEntries },
       ],
     };

@@ -46,15 +46,18 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     ctx.config.hostname,
   );
 
-  const usesClusterPolicyChain = cluster.length > 0 && (!port.internalPolicyLocal || externallyAccessible(port));
+  const usesClusterPolicyChain =
+    cluster.length > 0 && (!port.internalPolicyLocal || externallyAccessible(port));
   const usesLocalPolicyChain =
-    local.length > 0 && (port.internalPolicyLocal || (port.externalPolicyLocal && externallyAccessible(port)));
+    local.length > 0 &&
+    (port.internalPolicyLocal || (port.externalPolicyLocal && externallyAccessible(port)));
   const internalPolicyChain = port.internalPolicyLocal ? chains.svl : chains.svc;
   const externalPolicyChain = port.externalPolicyLocal ? chains.svl : chains.svc;
   const hasInternalEndpoints = hasEndpoints && !(port.internalPolicyLocal && local.length === 0);
   const hasExternalEndpoints = hasEndpoints && !(port.externalPolicyLocal && local.length === 0);
   const usesExternalChain = hasEndpoints && externallyAccessible(port);
-  const usesFWChain = hasEndpoints && port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0;
+  const usesFWChain =
+    hasEndpoints && port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0;
   const loadBalancerChain = usesFWChain ? chains.fw : chains.ext;
 
   const noEndpointsComment = `${spn} has no endpoints`;
@@ -70,7 +73,22 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   const natChainRules: Rule[] = [];
   // A rule matching traffic to ip:port of this service port, as kube-proxy orders the arguments.
   const toDestination = (chain: string, text: string, ip: string, target: string): Rule =>
-    appendRule(chain, ["-m", "comment", "--comment", text, "-m", proto, "-p", proto, "-d", ip, "--dport", dport, "-j", target]);
+    appendRule(chain, [
+      "-m",
+      "comment",
+      "--comment",
+      text,
+      "-m",
+      proto,
+      "-p",
+      proto,
+      "-d",
+      ip,
+      "--dport",
+      dport,
+      "-j",
+      target,
+    ]);
 
   // Cluster IP.
   if (hasInternalEndpoints) {
@@ -89,9 +107,12 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
 
   // Load-balancer IPs.
   for (const ip of port.loadBalancerVIPs) {
-    if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", `${spn} loadbalancer IP`, ip, loadBalancerChain));
+    if (hasEndpoints)
+      natShared.push(toDestination("KUBE-SERVICES", `${spn} loadbalancer IP`, ip, loadBalancerChain));
     if (usesFWChain) {
-      filter.push(toDestination("KUBE-PROXY-FIREWALL", `${spn} traffic not accepted by ${chains.fw}`, ip, "DROP"));
+      filter.push(
+        toDestination("KUBE-PROXY-FIREWALL", `${spn} traffic not accepted by ${chains.fw}`, ip, "DROP"),
+      );
     }
   }
   if (!hasExternalEndpoints) {
@@ -131,7 +152,20 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
         }
       }
       natShared.push(
-        appendRule("KUBE-NODEPORTS", ["-m", "comment", "--comment", spn, "-m", proto, "-p", proto, "--dport", np, "-j", chains.ext]),
+        appendRule("KUBE-NODEPORTS", [
+          "-m",
+          "comment",
+          "--comment",
+          spn,
+          "-m",
+          proto,
+          "-p",
+          proto,
+          "--dport",
+          np,
+          "-j",
+          chains.ext,
+        ]),
       );
     }
     if (!hasExternalEndpoints) {
@@ -191,9 +225,24 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   // Masquerade rule for off-cluster traffic to the cluster IP, first in the internal chain.
   if (hasInternalEndpoints) {
     if (ctx.config.masqueradeAll) {
-      natChainRules.push(toDestination(internalPolicyChain, `${spn} cluster IP`, port.clusterIP, "KUBE-MARK-MASQ"));
+      natChainRules.push(
+        toDestination(internalPolicyChain, `${spn} cluster IP`, port.clusterIP, "KUBE-MARK-MASQ"),
+      );
     } else if (ctx.ifNotLocal !== null) {
-      const args = ["-m", "comment", "--comment", `${spn} cluster IP`, "-m", proto, "-p", proto, "-d", port.clusterIP, "--dport", dport];
+      const args = [
+        "-m",
+        "comment",
+        "--comment",
+        `${spn} cluster IP`,
+        "-m",
+        proto,
+        "-p",
+        proto,
+        "-d",
+        port.clusterIP,
+        "--dport",
+        dport,
+      ];
       for (const arg of ctx.ifNotLocal) args.push(arg);
       args.push("-j", "KUBE-MARK-MASQ");
       natChainRules.push(appendRule(internalPolicyChain, args));
@@ -205,7 +254,14 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     const ext = chains.ext;
     if (!port.externalPolicyLocal) {
       natChainRules.push(
-        appendRule(ext, ["-m", "comment", "--comment", `masquerade traffic for ${spn} external destinations`, "-j", "KUBE-MARK-MASQ"]),
+        appendRule(ext, [
+          "-m",
+          "comment",
+          "--comment",
+          `masquerade traffic for ${spn} external destinations`,
+          "-j",
+          "KUBE-MARK-MASQ",
+        ]),
       );
     } else {
       if (ctx.ifLocal !== null) {
@@ -250,16 +306,25 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     const lbComment = `${spn} loadbalancer IP`;
     let allowNode = false;
     for (const range of port.loadBalancerSourceRanges) {
-      natChainRules.push(appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", range, "-j", chains.ext]));
+      natChainRules.push(
+        appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", range, "-j", chains.ext]),
+      );
       if (ctx.primaryNodeIP !== null && rangeContains(range, ctx.primaryNodeIP)) allowNode = true;
     }
     if (allowNode) {
       for (const ip of port.loadBalancerVIPs) {
-        natChainRules.push(appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", ip, "-j", chains.ext]));
+        natChainRules.push(
+          appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", ip, "-j", chains.ext]),
+        );
       }
     }
     natChainRules.push(
-      appendRule(fw, ["-m", "comment", "--comment", `other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`]),
+      appendRule(fw, [
+        "-m",
+        "comment",
+        "--comment",
+        `other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`,
+      ]),
     );
   }
 
@@ -284,13 +349,58 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     if (ctx.largeClusterMode) {
       masq = ["-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
       dnat = sticky
-        ? ["-m", "recent", "--name", sep, "--set", "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint]
+        ? [
+            "-m",
+            "recent",
+            "--name",
+            sep,
+            "--set",
+            "-m",
+            proto,
+            "-p",
+            proto,
+            "-j",
+            "DNAT",
+            "--to-destination",
+            ep.endpoint,
+          ]
         : ["-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint];
     } else {
       masq = ["-m", "comment", "--comment", spn, "-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
       dnat = sticky
-        ? ["-m", "comment", "--comment", spn, "-m", "recent", "--name", sep, "--set", "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint]
-        : ["-m", "comment", "--comment", spn, "-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint];
+        ? [
+            "-m",
+            "comment",
+            "--comment",
+            spn,
+            "-m",
+            "recent",
+            "--name",
+            sep,
+            "--set",
+            "-m",
+            proto,
+            "-p",
+            proto,
+            "-j",
+            "DNAT",
+            "--to-destination",
+            ep.endpoint,
+          ]
+        : [
+            "-m",
+            "comment",
+            "--comment",
+            spn,
+            "-m",
+            proto,
+            "-p",
+            proto,
+            "-j",
+            "DNAT",
+            "--to-destination",
+            ep.endpoint,
+          ];
     }
     natChainRules.push(appendRule(sep, masq), appendRule(sep, dnat));
   }
@@ -301,7 +411,8 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
 /** The SEP chain of each endpoint, in the list's order. */
 function sepNames(endpoints: readonly Endpoint[], spn: string, proto: string): string[] {
   const names = new Array<string>(endpoints.length);
-  for (let i = 0; i < endpoints.length; i++) names[i] = endpointChain(spn, proto, (endpoints[i] as Endpoint).endpoint);
+  for (let i = 0; i < endpoints.length; i++)
+    names[i] = endpointChain(spn, proto, (endpoints[i] as Endpoint).endpoint);
   return names;
 }
 
@@ -334,10 +445,25 @@ function writeLoadBalancing(
     if (i < n - 1) {
       const p = probability(n - i);
       args = withComments
-        ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-m", "statistic", "--mode", "random", "--probability", p, "-j", sep]
+        ? [
+            "-m",
+            "comment",
+            "--comment",
+            `${spn} -> ${ep.endpoint}`,
+            "-m",
+            "statistic",
+            "--mode",
+            "random",
+            "--probability",
+            p,
+            "-j",
+            sep,
+          ]
         : ["-m", "statistic", "--mode", "random", "--probability", p, "-j", sep];
     } else {
-      args = withComments ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-j", sep] : ["-j", sep];
+      args = withComments
+        ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-j", sep]
+        : ["-j", sep];
     }
     out.push(appendRule(chain, args));
   }

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { IPFamily } from "./types.js";
 import { parseCUnsigned, parseDecimal } from "./canonical-values.js";
+import type { IPFamily } from "./types.js";
 
 /** An address with its mask, host bits cleared, as iptables stores and prints it. */
 export interface CanonicalAddress {
@@ -141,11 +141,7 @@ export function formatIPv6(bytes: readonly number[]): string {
       i += bestLen - 1;
       continue;
     }
-    if (
-      i === 6 &&
-      bestStart === 0 &&
-      (bestLen === 6 || (bestLen === 5 && words[5] === 0xffff))
-    ) {
+    if (i === 6 && bestStart === 0 && (bestLen === 6 || (bestLen === 5 && words[5] === 0xffff))) {
       if (!out.endsWith(":")) out += ":";
       out += `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
       break;

@@ -6,8 +6,8 @@
  */
 
 import type { Backend, CanonicalOption, ProtocolMatch } from "./canonical-types.js";
-import type { IPFamily } from "./types.js";
 import { RuleSpecError } from "./canonical-values.js";
+import type { IPFamily } from "./types.js";
 
 /** How one option spelling is read: its canonical name, how many values, whether `!` is allowed. */
 export interface OptionSpec {

@@ -6,34 +6,28 @@
  * @module
  */
 
-import type {
-  CanonicalMatch,
-  CanonicalOption,
-  NameList,
-  PortCondition,
-} from "./canonical-types.js";
+import { canonicalAddress, canonicalMaskAddress } from "./canonical-address.js";
 import {
   type ExtensionContext,
-  type OptionSpec,
-  type RawOption,
   firstValue,
+  type OptionSpec,
   option,
   optionTable,
+  type RawOption,
   rejectRepeat,
 } from "./canonical-extension.js";
-import { canonicalAddress, canonicalMaskAddress } from "./canonical-address.js";
 import { protocolNumber } from "./canonical-protocols.js";
+import type { CanonicalMatch, CanonicalOption, NameList, PortCondition } from "./canonical-types.js";
 import {
-  RuleSpecError,
-  type PortRange,
   formatPortRange,
   hex32,
+  type PortRange,
   parseCUnsigned,
   parseDecimal,
-  parsePort,
   parsePortRange,
   probabilityToStored,
   probabilityToText,
+  RuleSpecError,
   truncateBytes,
 } from "./canonical-values.js";
 
@@ -45,7 +39,12 @@ export interface MatchExtension {
    * Builds the canonical match from the options given to one `-m name` (in input order), or
    * returns null when the backend drops the whole match.
    */
-  finish(name: string, raw: readonly RawOption[], ctx: ExtensionContext, argIndex: number): CanonicalMatch | null;
+  finish(
+    name: string,
+    raw: readonly RawOption[],
+    ctx: ExtensionContext,
+    argIndex: number,
+  ): CanonicalMatch | null;
 }
 
 const fail = (message: string, argIndex: number): never => {
@@ -274,7 +273,10 @@ const statistic: MatchExtension = {
         probability: k,
         every: 0,
         packet: 0,
-        options: [option("--mode", false, ["random"]), option("--probability", negated, [probabilityToText(k)])],
+        options: [
+          option("--mode", false, ["random"]),
+          option("--probability", negated, [probabilityToText(k)]),
+        ],
       };
     }
     if (k >= 0) fail("--probability only valid in random mode", argIndex);
@@ -306,7 +308,10 @@ const statistic: MatchExtension = {
  * @example
  * parseMarkValue("0x4000/0x4000", 0) // { value: 16384, mask: 16384, hasMask: true }
  */
-export function parseMarkValue(text: string, argIndex: number): { value: number; mask: number; hasMask: boolean } {
+export function parseMarkValue(
+  text: string,
+  argIndex: number,
+): { value: number; mask: number; hasMask: boolean } {
   const slash = text.indexOf("/");
   const value = parseCUnsigned(slash < 0 ? text : text.slice(0, slash), 0xffffffff);
   const mask = slash < 0 ? 0xffffffff : parseCUnsigned(text.slice(slash + 1), 0xffffffff);
@@ -323,7 +328,14 @@ const mark: MatchExtension = {
       rejectRepeat(raw, at, name);
       const { value, mask } = parseMarkValue(firstValue(r), r.argIndex + 1);
       const printed = mask === 0xffffffff ? hex32(value) : `${hex32(value)}/${hex32(mask)}`;
-      result = { kind: "mark", name, negated: r.negated, value, mask, options: [option("--mark", r.negated, [printed])] };
+      result = {
+        kind: "mark",
+        name,
+        negated: r.negated,
+        value,
+        mask,
+        options: [option("--mark", r.negated, [printed])],
+      };
     }
     return result ?? fail(`${name}: option "--mark" must be specified`, argIndex);
   },
@@ -381,7 +393,13 @@ const addrtype: MatchExtension = {
       if (r.name === "--limit-iface-in") limitIn = true;
       else if (r.name === "--limit-iface-out") limitOut = true;
       else {
-        const list = parseNameList(firstValue(r), ADDRTYPES, r.negated, r.argIndex + 1, (p) => `addrtype: bad type "${p}"`);
+        const list = parseNameList(
+          firstValue(r),
+          ADDRTYPES,
+          r.negated,
+          r.argIndex + 1,
+          (p) => `addrtype: bad type "${p}"`,
+        );
         // The IPv6 kernel module refuses these two types (spec §7.2).
         if (ctx.family === "IPv6" && list.names.some((n) => n === "BROADCAST" || n === "BLACKHOLE")) {
           fail("ip6tables: addrtype BROADCAST and BLACKHOLE are not supported for IPv6", r.argIndex + 1);
@@ -390,14 +408,23 @@ const addrtype: MatchExtension = {
         else dst = list;
       }
     }
-    if (limitIn && limitOut) fail("addrtype: you can't specify both --limit-iface-in and --limit-iface-out", argIndex);
+    if (limitIn && limitOut)
+      fail("addrtype: you can't specify both --limit-iface-in and --limit-iface-out", argIndex);
     if (src === null && dst === null) fail("addrtype: you must specify --src-type or --dst-type", argIndex);
     const options: CanonicalOption[] = [];
     if (src !== null) options.push(option("--src-type", src.negated, [src.names.join(",")]));
     if (dst !== null) options.push(option("--dst-type", dst.negated, [dst.names.join(",")]));
     if (limitIn) options.push(option("--limit-iface-in", false, []));
     if (limitOut) options.push(option("--limit-iface-out", false, []));
-    return { kind: "addrtype", name, sourceTypes: src, destinationTypes: dst, limitIfaceIn: limitIn, limitIfaceOut: limitOut, options };
+    return {
+      kind: "addrtype",
+      name,
+      sourceTypes: src,
+      destinationTypes: dst,
+      limitIfaceIn: limitIn,
+      limitIfaceOut: limitOut,
+      options,
+    };
   },
 };
 
@@ -442,7 +469,9 @@ function conntrackValue(r: RawOption, ctx: ExtensionContext): string {
     }
     case "--ctstatus": {
       if (v.toUpperCase() === "NONE") return "NONE";
-      return parseNameList(v, CT_STATUS, r.negated, r.argIndex + 1, (p) => `Bad ctstatus "${p}"`).names.join(",");
+      return parseNameList(v, CT_STATUS, r.negated, r.argIndex + 1, (p) => `Bad ctstatus "${p}"`).names.join(
+        ",",
+      );
     }
     case "--ctexpire": {
       const colon = v.indexOf(":");
@@ -487,7 +516,13 @@ const conntrack: MatchExtension = {
       const r = raw[at] as RawOption;
       rejectRepeat(raw, at, name);
       if (r.name === "--ctstate") {
-        states = parseNameList(firstValue(r), CT_STATES, r.negated, r.argIndex + 1, (p) => `Bad ctstate "${p}"`);
+        states = parseNameList(
+          firstValue(r),
+          CT_STATES,
+          r.negated,
+          r.argIndex + 1,
+          (p) => `Bad ctstate "${p}"`,
+        );
         byName.set(r.name, option(r.name, r.negated, [states.names.join(",")]));
       } else {
         byName.set(r.name, option(r.name, r.negated, [conntrackValue(r, ctx)]));
@@ -509,8 +544,19 @@ const state: MatchExtension = {
     const r = raw[raw.length - 1];
     if (r === undefined) return fail(`state: option "--state" must be specified`, argIndex);
     if (raw.length > 1) fail(`state: option "--state" can only be used once`, r.argIndex);
-    const states = parseNameList(firstValue(r), STATE_STATES, r.negated, r.argIndex + 1, (p) => `Bad state "${p}"`);
-    return { kind: "conntrack", name, states, options: [option("--state", r.negated, [states.names.join(",")])] };
+    const states = parseNameList(
+      firstValue(r),
+      STATE_STATES,
+      r.negated,
+      r.argIndex + 1,
+      (p) => `Bad state "${p}"`,
+    );
+    return {
+      kind: "conntrack",
+      name,
+      states,
+      options: [option("--state", r.negated, [states.names.join(",")])],
+    };
   },
 };
 
@@ -590,7 +636,7 @@ const recent: MatchExtension = {
     }
     if (reap && seconds === 0) fail("recent: --reap is only valid with --seconds", argIndex);
     if (command === "--set" || command === "--remove") {
-      if (seconds !== 0 || hitCount !== 0 || rttl && command === "--remove") {
+      if (seconds !== 0 || hitCount !== 0 || (rttl && command === "--remove")) {
         fail("recent: --seconds and --hitcount are only valid with --rcheck or --update", argIndex);
       }
     }
@@ -627,14 +673,21 @@ const nfacct: MatchExtension = {
     const r = raw[raw.length - 1];
     if (r === undefined) return fail(`nfacct: option "--nfacct-name" must be specified`, argIndex);
     const accountName = firstValue(r);
-    if (truncateBytes(accountName, 31) !== accountName) fail("nfacct: name too long (31 bytes at most)", r.argIndex + 1);
+    if (truncateBytes(accountName, 31) !== accountName)
+      fail("nfacct: name too long (31 bytes at most)", r.argIndex + 1);
     return { kind: "nfacct", name, accountName, options: [option("--nfacct-name", false, [accountName])] };
   },
 };
 
 // ---------------------------------------------------------------------------- physdev
 
-const PHYSDEV_ORDER = ["--physdev-is-in", "--physdev-in", "--physdev-is-out", "--physdev-out", "--physdev-is-bridged"];
+const PHYSDEV_ORDER = [
+  "--physdev-is-in",
+  "--physdev-in",
+  "--physdev-is-out",
+  "--physdev-out",
+  "--physdev-is-bridged",
+];
 
 const physdev: MatchExtension = {
   options: optionTable([
@@ -765,10 +818,18 @@ function parseIcmpType(
   if (first === undefined || prefixed.some((p) => p[1] !== first[1] || p[2] !== first[2])) {
     fail(`Invalid ICMP type \`${text}'`, argIndex);
   }
-  return [(first as readonly [string, number, number, number])[1], (first as readonly [string, number, number, number])[2], (first as readonly [string, number, number, number])[3]];
+  return [
+    (first as readonly [string, number, number, number])[1],
+    (first as readonly [string, number, number, number])[2],
+    (first as readonly [string, number, number, number])[3],
+  ];
 }
 
-function makeIcmp(optionName: string, protocol: number, table: readonly (readonly [string, number, number, number])[]): MatchExtension {
+function makeIcmp(
+  optionName: string,
+  protocol: number,
+  table: readonly (readonly [string, number, number, number])[],
+): MatchExtension {
   return {
     options: optionTable([[[optionName], 1, true]]),
     finish(name, raw, ctx, argIndex) {
@@ -780,8 +841,20 @@ function makeIcmp(optionName: string, protocol: number, table: readonly (readonl
       }
       const [type, codeMin, codeMax] = parseIcmpType(firstValue(r), table, r.argIndex + 1);
       const printed =
-        type === 255 && protocol === 1 ? "any" : codeMin === 0 && codeMax === 255 ? String(type) : `${type}/${codeMin}`;
-      return { kind: "icmp", name, negated: r.negated, type, codeMin, codeMax, options: [option(optionName, r.negated, [printed])] };
+        type === 255 && protocol === 1
+          ? "any"
+          : codeMin === 0 && codeMax === 255
+            ? String(type)
+            : `${type}/${codeMin}`;
+      return {
+        kind: "icmp",
+        name,
+        negated: r.negated,
+        type,
+        codeMin,
+        codeMax,
+        options: [option(optionName, r.negated, [printed])],
+      };
     },
   };
 }

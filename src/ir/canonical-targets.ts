@@ -5,32 +5,32 @@
  * @module
  */
 
-import type { CanonicalOption, CanonicalTarget } from "./canonical-types.js";
+import { formatHost, parseHostBytes } from "./canonical-address.js";
 import {
   type ExtensionContext,
-  type OptionSpec,
-  type RawOption,
   firstValue,
+  type OptionSpec,
   option,
   optionTable,
+  type RawOption,
   rejectRepeat,
 } from "./canonical-extension.js";
-import { formatHost, parseHostBytes } from "./canonical-address.js";
 import { parseMarkValue } from "./canonical-matches.js";
-import {
-  RuleSpecError,
-  type PortRange,
-  hex32,
-  parseDecimal,
-  truncateBytes,
-} from "./canonical-values.js";
+import type { CanonicalOption, CanonicalTarget } from "./canonical-types.js";
+import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } from "./canonical-values.js";
 
 /** A target extension: its options and how to turn them into a canonical target. */
 export interface TargetExtension {
   /** Option spellings it owns. */
   readonly options: ReadonlyMap<string, OptionSpec>;
   /** Builds the canonical target from the options given to it, in input order. */
-  finish(name: string, goto: boolean, raw: readonly RawOption[], ctx: ExtensionContext, argIndex: number): CanonicalTarget;
+  finish(
+    name: string,
+    goto: boolean,
+    raw: readonly RawOption[],
+    ctx: ExtensionContext,
+    argIndex: number,
+  ): CanonicalTarget;
 }
 
 const fail = (message: string, argIndex: number): never => {
@@ -41,7 +41,8 @@ const fail = (message: string, argIndex: number): never => {
 const PORT_PROTOCOLS = new Set([6, 17, 132, 33]);
 
 function requirePortProtocol(r: RawOption): void {
-  if (!PORT_PROTOCOLS.has(r.protocolSoFar)) fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
+  if (!PORT_PROTOCOLS.has(r.protocolSoFar))
+    fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
 }
 
 /** Parses `P` or `P-Q` (NAT port ranges use a dash). */
@@ -236,7 +237,7 @@ function makeNat(toOption: string): TargetExtension {
       let random = false;
       let randomFully = false;
       let persistent = false;
-        for (let at = 0; at < raw.length; at++) {
+      for (let at = 0; at < raw.length; at++) {
         const r = raw[at] as RawOption;
         rejectRepeat(raw, at, name);
         if (r.name === toOption) range = parseNatRange(r, ctx);
@@ -249,7 +250,15 @@ function makeNat(toOption: string): TargetExtension {
       if (random) options.push(option("--random", false, []));
       if (randomFully) options.push(option("--random-fully", false, []));
       if (persistent) options.push(option("--persistent", false, []));
-      return { kind: "nat", name, goto, minAddress: range.min, maxAddress: range.max, ports: range.ports, options };
+      return {
+        kind: "nat",
+        name,
+        goto,
+        minAddress: range.min,
+        maxAddress: range.max,
+        ports: range.ports,
+        options,
+      };
     },
   };
 }
@@ -287,14 +296,24 @@ const reject: TargetExtension = {
     if (r !== undefined) {
       const given = firstValue(r).toLowerCase();
       const hit = table.find(([n, alias]) => n.startsWith(given) || alias.startsWith(given));
-      if (hit === undefined || given.length === 0) return fail(`unknown reject type "${firstValue(r)}"`, r.argIndex + 1);
+      if (hit === undefined || given.length === 0)
+        return fail(`unknown reject type "${firstValue(r)}"`, r.argIndex + 1);
       rejectWith = hit[0];
       // The kernel refuses a TCP reset for anything but `-p tcp` (spec §8.5).
-      if (rejectWith === "tcp-reset" && (ctx.protocol === null || ctx.protocol.number !== 6 || ctx.protocol.negated)) {
+      if (
+        rejectWith === "tcp-reset" &&
+        (ctx.protocol === null || ctx.protocol.number !== 6 || ctx.protocol.negated)
+      ) {
         fail("REJECT: tcp-reset is only valid with -p tcp", r.argIndex + 1);
       }
     }
-    return { kind: "reject", name, goto, rejectWith, options: [option("--reject-with", false, [rejectWith])] };
+    return {
+      kind: "reject",
+      name,
+      goto,
+      rejectWith,
+      options: [option("--reject-with", false, [rejectWith])],
+    };
   },
 };
 
@@ -313,7 +332,13 @@ const LOG_LEVELS: ReadonlyMap<string, number> = new Map([
   ["info", 6],
   ["debug", 7],
 ]);
-const LOG_FLAGS = ["--log-tcp-sequence", "--log-tcp-options", "--log-ip-options", "--log-uid", "--log-macdecode"];
+const LOG_FLAGS = [
+  "--log-tcp-sequence",
+  "--log-tcp-options",
+  "--log-ip-options",
+  "--log-uid",
+  "--log-macdecode",
+];
 
 const log: TargetExtension = {
   options: optionTable([
@@ -374,7 +399,8 @@ const nflog: TargetExtension = {
       if (v !== undefined) options.push(option(n, false, [v]));
     }
     const threshold = values.get("--nflog-threshold");
-    if (threshold !== undefined && threshold !== "1") options.push(option("--nflog-threshold", false, [threshold]));
+    if (threshold !== undefined && threshold !== "1")
+      options.push(option("--nflog-threshold", false, [threshold]));
     return { kind: "generic", name, goto, options };
   },
 };
@@ -431,7 +457,13 @@ export const PASS_THROUGH_TARGETS: ReadonlySet<string> = new Set([
 ]);
 
 /** Targets the kernel accepts only in the nat table. */
-export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set(["DNAT", "SNAT", "MASQUERADE", "REDIRECT", "NETMAP"]);
+export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set([
+  "DNAT",
+  "SNAT",
+  "MASQUERADE",
+  "REDIRECT",
+  "NETMAP",
+]);
 
 /** Names quoted with iptables' save-string rule when printed (spec §4.1). */
 export const SAVE_STRING_OPTIONS: ReadonlySet<string> = new Set([
@@ -440,4 +472,3 @@ export const SAVE_STRING_OPTIONS: ReadonlySet<string> = new Set([
   "--nflog-prefix",
   "--nfacct-name",
 ]);
-

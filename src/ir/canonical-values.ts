@@ -34,15 +34,7 @@ export function isBareSaveString(value: string): boolean {
   for (let i = 0; i < n; i++) {
     const c = value.charCodeAt(i);
     // 0-9, A-Z, a-z, '_' and '-'
-    if (
-      !(
-        (c >= 48 && c <= 57) ||
-        (c >= 65 && c <= 90) ||
-        (c >= 97 && c <= 122) ||
-        c === 95 ||
-        c === 45
-      )
-    ) {
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45)) {
       return false;
     }
   }

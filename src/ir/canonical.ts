@@ -8,7 +8,22 @@
  */
 
 import { KubeIptablesError, type Problem } from "../errors.js";
-import type { Counters, IPFamily, Rule } from "./types.js";
+import { canonicalAddress } from "./canonical-address.js";
+import type { ExtensionContext, OptionSpec, RawOption } from "./canonical-extension.js";
+import {
+  implicitMatchName,
+  MATCH_EXTENSIONS,
+  type MatchExtension,
+  PASS_THROUGH_MATCHES,
+} from "./canonical-matches.js";
+import { protocolName, protocolNumber } from "./canonical-protocols.js";
+import {
+  PASS_THROUGH_TARGETS,
+  SAVE_STRING_OPTIONS,
+  TARGET_EXTENSIONS,
+  type TargetExtension,
+  VERDICTS,
+} from "./canonical-targets.js";
 import type {
   AddressMatch,
   Backend,
@@ -20,22 +35,12 @@ import type {
   InterfaceMatch,
   ProtocolMatch,
 } from "./canonical-types.js";
-import type { ExtensionContext, OptionSpec, RawOption } from "./canonical-extension.js";
-import { canonicalAddress } from "./canonical-address.js";
-import { MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES, implicitMatchName } from "./canonical-matches.js";
-import { protocolName, protocolNumber } from "./canonical-protocols.js";
-import {
-  PASS_THROUGH_TARGETS,
-  SAVE_STRING_OPTIONS,
-  TARGET_EXTENSIONS,
-  type TargetExtension,
-  VERDICTS,
-} from "./canonical-targets.js";
 import { RuleSpecError, rawOrQuoted, saveString } from "./canonical-values.js";
+import type { Counters, IPFamily, Rule } from "./types.js";
 
+export { NAT_ONLY_TARGETS } from "./canonical-targets.js";
 export type * from "./canonical-types.js";
 export { probabilityToStored, probabilityToText, saveString } from "./canonical-values.js";
-export { NAT_ONLY_TARGETS } from "./canonical-targets.js";
 
 /** Options of {@link canonicalizeRule}. */
 export interface CanonicalizeOptions {
@@ -117,7 +122,8 @@ function readAddress(
   if (a.prefixLength === 0) {
     if (!negated) return null;
     // nf_tables refuses an inverted match-anything address (spec §2.1).
-    if (ctx.backend === "nft") fail("an inverted /0 address is refused by the nf_tables kernel (EINVAL)", i + 1);
+    if (ctx.backend === "nft")
+      fail("an inverted /0 address is refused by the nf_tables kernel (EINVAL)", i + 1);
   }
   return {
     negated,
@@ -162,7 +168,10 @@ function findOwnerByPrefix(
   matches: readonly MatchSlot[],
 ): { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null {
   let found: { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null = null;
-  const consider = (slot: MatchSlot | TargetSlot, options: ReadonlyMap<string, OptionSpec> | undefined): boolean => {
+  const consider = (
+    slot: MatchSlot | TargetSlot,
+    options: ReadonlyMap<string, OptionSpec> | undefined,
+  ): boolean => {
     if (options === undefined) return true;
     for (const [spelling, spec] of options) {
       if (!spelling.startsWith(prefix)) continue;
@@ -325,7 +334,8 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
         owner = { spec, slot };
       }
     }
-    if (owner === null && arg.startsWith("--") && arg.length > 3) owner = findOwnerByPrefix(arg, target, slots);
+    if (owner === null && arg.startsWith("--") && arg.length > 3)
+      owner = findOwnerByPrefix(arg, target, slots);
     if (owner !== null) {
       const { spec, slot } = owner;
       if (negated && !spec.invert) fail(`option "${arg}" cannot be inverted`, negationIndex);
@@ -394,7 +404,16 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       };
     }
   }
-  return { source, destination, inInterface, outInterface, protocol, fragment, matches, target: canonicalTarget };
+  return {
+    source,
+    destination,
+    inInterface,
+    outInterface,
+    protocol,
+    fragment,
+    matches,
+    target: canonicalTarget,
+  };
 }
 
 /** `-5` or `-0.1` are values, not options. */
@@ -432,7 +451,12 @@ function mergePortMatches(slots: readonly MatchSlot[]): readonly MatchSlot[] {
     }
     const head = heads.get(slot.name);
     if (head === undefined) {
-      const copy: MatchSlot = { name: slot.name, extension: slot.extension, raw: slot.raw.slice(), argIndex: slot.argIndex };
+      const copy: MatchSlot = {
+        name: slot.name,
+        extension: slot.extension,
+        raw: slot.raw.slice(),
+        argIndex: slot.argIndex,
+      };
       heads.set(slot.name, copy);
       out.push(copy);
     } else {
@@ -462,7 +486,12 @@ export function tryCanonicalizeRule(
     return { ok: true, rule: canonicalizeArgs(args, family, options?.backend ?? "nft") };
   } catch (e) {
     if (e instanceof RuleSpecError) {
-      return { ok: false, message: e.message, argIndex: e.argIndex, addressList: e instanceof AddressListSignal };
+      return {
+        ok: false,
+        message: e.message,
+        argIndex: e.argIndex,
+        addressList: e instanceof AddressListSignal,
+      };
     }
     throw e;
   }
@@ -507,7 +536,11 @@ const caches: Record<IPFamily, Record<Backend, WeakMap<Rule, CanonicalizeResult>
  * @example
  * canonicalizeRuleCached(appendRule("X", ["-j", "DROP"]), "IPv4").ok // true
  */
-export function canonicalizeRuleCached(rule: Rule, family: IPFamily, options?: CanonicalizeOptions): CanonicalizeResult {
+export function canonicalizeRuleCached(
+  rule: Rule,
+  family: IPFamily,
+  options?: CanonicalizeOptions,
+): CanonicalizeResult {
   const cache = caches[family][options?.backend ?? "nft"];
   let result = cache.get(rule);
   if (result === undefined) {
@@ -523,7 +556,11 @@ export function canonicalizeRuleCached(rule: Rule, family: IPFamily, options?: C
  * freshly generated state): the memo would keep a canonical object graph per rule alive,
  * which on a 10k-service state costs more in garbage collection than canonicalizing does.
  */
-export function canonicalizeRuleOnce(rule: Rule, family: IPFamily, options?: CanonicalizeOptions): CanonicalizeResult {
+export function canonicalizeRuleOnce(
+  rule: Rule,
+  family: IPFamily,
+  options?: CanonicalizeOptions,
+): CanonicalizeResult {
   const cached = caches[family][options?.backend ?? "nft"].get(rule);
   return cached ?? tryCanonicalizeRule(rule.args, family, options);
 }
@@ -546,7 +583,8 @@ export function expandAddressLists(args: readonly string[], family: IPFamily): s
     signal = e;
   }
   const sources = signal.sourceIndex >= 0 ? (args[signal.sourceIndex] ?? "").split(",") : [null];
-  const destinations = signal.destinationIndex >= 0 ? (args[signal.destinationIndex] ?? "").split(",") : [null];
+  const destinations =
+    signal.destinationIndex >= 0 ? (args[signal.destinationIndex] ?? "").split(",") : [null];
   const out: string[][] = [];
   for (const s of sources) {
     for (const d of destinations) {
@@ -594,8 +632,10 @@ export function formatCanonicalRule(chain: string, rule: CanonicalRule, counters
   let line = counters === undefined ? `-A ${chain}` : `[${counters.packets}:${counters.bytes}] -A ${chain}`;
   if (rule.source !== null) line = appendAddress(line, "-s", rule.source);
   if (rule.destination !== null) line = appendAddress(line, "-d", rule.destination);
-  if (rule.inInterface !== null) line += `${rule.inInterface.negated ? " ! " : " "}-i ${rule.inInterface.name}`;
-  if (rule.outInterface !== null) line += `${rule.outInterface.negated ? " ! " : " "}-o ${rule.outInterface.name}`;
+  if (rule.inInterface !== null)
+    line += `${rule.inInterface.negated ? " ! " : " "}-i ${rule.inInterface.name}`;
+  if (rule.outInterface !== null)
+    line += `${rule.outInterface.negated ? " ! " : " "}-o ${rule.outInterface.name}`;
   if (rule.protocol !== null) line += `${rule.protocol.negated ? " ! " : " "}-p ${rule.protocol.name}`;
   if (rule.fragment !== null) line += rule.fragment.negated ? " ! -f" : " -f";
   for (const m of rule.matches) {

@@ -10,10 +10,10 @@
 import { KubeIptablesError, type Problem } from "../errors.js";
 import {
   type CanonicalizeResult,
-  NAT_ONLY_TARGETS,
   canonicalizeRuleCached,
   expandAddressLists,
   formatCanonicalRule,
+  NAT_ONLY_TARGETS,
   tryCanonicalizeRule,
 } from "./canonical.js";
 import type { Backend, CanonicalRule } from "./canonical-types.js";
@@ -132,7 +132,13 @@ class Simulator {
     this.options = { backend };
   }
 
-  report(table: Table, tableIndex: number, where: "chains" | "entries", index: number, message: string): void {
+  report(
+    table: Table,
+    tableIndex: number,
+    where: "chains" | "entries",
+    index: number,
+    message: string,
+  ): void {
     const lines = sourceLines.get(table);
     const line = lines?.[where][index];
     const p: Problem =
@@ -194,12 +200,25 @@ class Simulator {
     rules.length = 0;
   }
 
-  declare(w: WorkTable, table: Table, ti: number, index: number, d: ChainDeclaration, noflush: boolean): void {
+  declare(
+    w: WorkTable,
+    table: Table,
+    ti: number,
+    index: number,
+    d: ChainDeclaration,
+    noflush: boolean,
+  ): void {
     const policy = w.policies.get(d.name);
     if (policy !== undefined) {
       if (d.policy !== null && d.policy !== "-") {
         if (d.policy !== "ACCEPT" && d.policy !== "DROP") {
-          this.report(table, ti, "chains", index, `Can't set policy \`${d.policy}' on \`${d.name}': Bad policy name`);
+          this.report(
+            table,
+            ti,
+            "chains",
+            index,
+            `Can't set policy \`${d.policy}' on \`${d.name}': Bad policy name`,
+          );
           return;
         }
         policy.policy = d.policy;
@@ -208,7 +227,13 @@ class Simulator {
       return;
     }
     if (d.policy !== null && d.policy !== "-" && this.backend === "legacy") {
-      this.report(table, ti, "chains", index, `Can't set policy \`${d.policy}' on \`${d.name}': Bad built-in chain name`);
+      this.report(
+        table,
+        ti,
+        "chains",
+        index,
+        `Can't set policy \`${d.policy}' on \`${d.name}': Bad built-in chain name`,
+      );
       return;
     }
     if (w.chains.has(d.name)) {
@@ -220,7 +245,12 @@ class Simulator {
   }
 
   /** The kernel rules of a rule command: one, or several for `-s`/`-d` comma lists. */
-  expand(rule: Rule, table: Table, ti: number, index: number): { rule: Rule; canonical: CanonicalRule }[] | null {
+  expand(
+    rule: Rule,
+    table: Table,
+    ti: number,
+    index: number,
+  ): { rule: Rule; canonical: CanonicalRule }[] | null {
     const c = this.canonical(rule);
     if (c.ok) return [{ rule, canonical: c.rule }];
     if (!c.addressList) {
@@ -244,7 +274,13 @@ class Simulator {
     if (t === null) return true;
     if (t.kind === "chain") {
       if (!w.chains.has(t.name) || w.policies.has(t.name)) {
-        this.report(table, ti, "entries", index, `Couldn't load target \`${t.name}': no such chain or target`);
+        this.report(
+          table,
+          ti,
+          "entries",
+          index,
+          `Couldn't load target \`${t.name}': no such chain or target`,
+        );
         return false;
       }
     } else if (NAT_ONLY_TARGETS.has(t.name) && w.name !== "nat") {
@@ -297,7 +333,11 @@ class Simulator {
       return;
     }
     for (const { canonical } of expanded) if (!this.checkTarget(w, canonical, table, ti, index)) return;
-    const kernelRules = expanded.map((x) => (x.rule.op === "-A" && x.rule.index === undefined ? x.rule : asAppend(e.chain, x.rule.args, x.rule.counters)));
+    const kernelRules = expanded.map((x) =>
+      x.rule.op === "-A" && x.rule.index === undefined
+        ? x.rule
+        : asAppend(e.chain, x.rule.args, x.rule.counters),
+    );
     if (e.op === "-A") {
       for (const r of kernelRules) rules.push(r);
     } else if (e.op === "-I") {
@@ -310,7 +350,13 @@ class Simulator {
     } else {
       // -R
       if (this.backend === "nft") {
-        this.report(table, ti, "entries", index, "-R inside a restore file crashes iptables-nft-restore 1.8.9");
+        this.report(
+          table,
+          ti,
+          "entries",
+          index,
+          "-R inside a restore file crashes iptables-nft-restore 1.8.9",
+        );
         return;
       }
       const at = (e.index ?? 0) - 1;
@@ -341,7 +387,8 @@ class Simulator {
     }
     switch (e.op) {
       case "-N":
-        if (all || w.chains.has(e.chain)) this.report(table, ti, "entries", index, `Chain already exists: ${e.chain}`);
+        if (all || w.chains.has(e.chain))
+          this.report(table, ti, "entries", index, `Chain already exists: ${e.chain}`);
         else w.chains.set(e.chain, []);
         return;
       case "-F":
@@ -365,7 +412,13 @@ class Simulator {
           if (w.policies.has(name)) {
             this.report(table, ti, "entries", index, `Can't delete built-in chain ${name}`);
           } else if ((w.references.get(name) ?? 0) > 0) {
-            this.report(table, ti, "entries", index, `Can't delete chain ${name}: it is still referenced (Too many links)`);
+            this.report(
+              table,
+              ti,
+              "entries",
+              index,
+              `Can't delete chain ${name}: it is still referenced (Too many links)`,
+            );
           } else if ((w.chains.get(name)?.length ?? 0) > 0) {
             this.report(table, ti, "entries", index, `Can't delete chain ${name}: Directory not empty`);
           } else {
@@ -394,7 +447,9 @@ class Simulator {
       // Keep the table's position among the state's tables.
       this.tables.set(table.name, w);
     }
-    table.chains.forEach((d, i) => this.declare(w, table, ti, i, d, noflush));
+    for (let i = 0; i < table.chains.length; i++) {
+      this.declare(w, table, ti, i, table.chains[i] as ChainDeclaration, noflush);
+    }
     const entries = table.entries;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as Entry;
@@ -424,7 +479,11 @@ function toTable(w: WorkTable): Table {
   const chains: ChainDeclaration[] = [];
   for (const name of builtins) {
     const p = w.policies.get(name) as Policy;
-    chains.push(p.counters === undefined ? { name, policy: p.policy } : { name, policy: p.policy, counters: p.counters });
+    chains.push(
+      p.counters === undefined
+        ? { name, policy: p.policy }
+        : { name, policy: p.policy, counters: p.counters },
+    );
   }
   const user = [...w.chains.keys()].filter((c) => !w.policies.has(c)).sort(compareChainNames);
   for (const name of user) chains.push({ name, policy: null });
@@ -454,7 +513,12 @@ export function tryApplyRestore(
   const order: string[] = [];
   if (state !== undefined) {
     if (state.family !== payload.family) {
-      sim.problems.push({ code: "PARSE", path: "", message: "state and payload have different IP families", severity: "error" });
+      sim.problems.push({
+        code: "PARSE",
+        path: "",
+        message: "state and payload have different IP families",
+        severity: "error",
+      });
     }
     for (const t of state.tables) {
       sim.load(t);
@@ -482,7 +546,11 @@ export function tryApplyRestore(
  * const state = applyRestore(undefined, parseRulesOrThrow("*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j RETURN\nCOMMIT\n"), { noflush: false });
  * formatSave(state) // "*nat\n:PREROUTING ACCEPT [0:0]\n…\n:KUBE-X - [0:0]\n-A KUBE-X -j RETURN\nCOMMIT\n"
  */
-export function applyRestore(state: RuleSet | undefined, payload: RuleSet, options: ApplyRestoreOptions): RuleSet {
+export function applyRestore(
+  state: RuleSet | undefined,
+  payload: RuleSet,
+  options: ApplyRestoreOptions,
+): RuleSet {
   const { ruleSet, problems } = tryApplyRestore(state, payload, options);
   if (problems.length > 0) throw new KubeIptablesError(problems);
   return ruleSet;

@@ -107,7 +107,7 @@ export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
 /** Whether `chain` is a built-in chain of `table`. */
 export function isBuiltinChain(table: string, chain: string): boolean {
   const list = BUILTIN_CHAINS[table];
-  return list !== undefined && list.includes(chain);
+  return list?.includes(chain) === true;
 }
 
 /** Builds an `-A` rule. */

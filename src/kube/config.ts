@@ -28,7 +28,10 @@ export const DEFAULT_CONFIG: ProxyConfig = {
  * @example
  * resolveConfig({ hostname: "k8s1" }).masqueradeBit // 14
  */
-export function resolveConfig(input: ProxyConfigInput | undefined, overrides?: Partial<ProxyConfig>): ProxyConfig {
+export function resolveConfig(
+  input: ProxyConfigInput | undefined,
+  overrides?: Partial<ProxyConfig>,
+): ProxyConfig {
   const c = input ?? {};
   const detectLocal: ProxyConfig["detectLocal"] =
     c.detectLocal === undefined

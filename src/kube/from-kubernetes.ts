@@ -84,7 +84,10 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
  * const model = modelFromKubernetes({ config: { hostname: "k8s1" }, services, endpointSlices });
  * formatRestore(generateRules(model));
  */
-export function modelFromKubernetes(input: ClusterInput, options: Omit<PrepareOptions, "strict"> = {}): ClusterModel {
+export function modelFromKubernetes(
+  input: ClusterInput,
+  options: Omit<PrepareOptions, "strict"> = {},
+): ClusterModel {
   const result = prepareCluster(input, { ...options, strict: true });
   const errors = result.problems.filter((p) => p.severity === "error");
   if (result.model === null || errors.length > 0) throw new KubeIptablesError(errors);

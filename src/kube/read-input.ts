@@ -58,7 +58,8 @@ export function splitObjects(items: readonly unknown[], pathOf: (i: number) => s
       origins.endpointSlices.push(...nested.origins.endpointSlices);
       problems.push(...nested.problems);
     } else {
-      const name = typeof kind === "string" && kind !== "" ? `kind ${JSON.stringify(kind)}` : "an object without a kind";
+      const name =
+        typeof kind === "string" && kind !== "" ? `kind ${JSON.stringify(kind)}` : "an object without a kind";
       problems.push(
         problem("UNKNOWN_KIND", `${path}.kind`, `${name} is not supported (only Service and EndpointSlice)`),
       );
@@ -71,7 +72,12 @@ export function splitObjects(items: readonly unknown[], pathOf: (i: number) => s
 export function readClusterValue(value: unknown): ReadResult {
   if (isObject(value) && value.kind === "List") {
     if (!Array.isArray(value.items)) {
-      return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("TYPE", "items", "is not a list")] };
+      return {
+        input: null,
+        shape: null,
+        origins: NO_ORIGINS,
+        problems: [problem("TYPE", "items", "is not a list")],
+      };
     }
     return splitObjects(value.items, (i) => `items[${i}]`);
   }
@@ -99,7 +105,12 @@ function isEmptyDocument(doc: Document): boolean {
  */
 export function readClusterText(text: string): ReadResult {
   if (text.trim() === "") {
-    return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("MALFORMED_INPUT", "", "the input is empty")] };
+    return {
+      input: null,
+      shape: null,
+      origins: NO_ORIGINS,
+      problems: [problem("MALFORMED_INPUT", "", "the input is empty")],
+    };
   }
   const first = text.trimStart()[0];
   if (first === "{" || first === "[") {
@@ -137,9 +148,16 @@ export function readClusterText(text: string): ReadResult {
   }
   // Documents with no content (comments only, `---` alone) are skipped; an explicit `null` or
   // `~` is a value, and not a cluster file.
-  const values = list.filter((d) => !isEmptyDocument(d)).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+  const values = list
+    .filter((d) => !isEmptyDocument(d))
+    .map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
   if (values.length === 0) {
-    return { input: null, shape: null, origins: NO_ORIGINS, problems: [problem("MALFORMED_INPUT", "", "the input is empty")] };
+    return {
+      input: null,
+      shape: null,
+      origins: NO_ORIGINS,
+      problems: [problem("MALFORMED_INPUT", "", "the input is empty")],
+    };
   }
   if (values.length === 1) return readClusterValue(values[0]);
   return splitObjects(values, (i) => `documents[${i}]`);

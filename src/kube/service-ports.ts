@@ -85,7 +85,8 @@ export function servicePortsOf(
   const externalIPs = addressesOfFamily(spec.externalIPs, family);
   const loadBalancerVIPs: string[] = [];
   for (const ingress of service.status?.loadBalancer?.ingress ?? []) {
-    if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy")) continue;
+    if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy"))
+      continue;
     const ip = canonicalIP(ingress.ip);
     if (ip !== null && familyOf(ip) === family) loadBalancerVIPs.push(ip);
   }

@@ -79,7 +79,11 @@ export interface EndpointSliceEndpoint {
   /** Addresses; only the first is used. */
   readonly addresses: readonly string[];
   /** Conditions; each absent one takes its default. */
-  readonly conditions?: { readonly ready?: boolean; readonly serving?: boolean; readonly terminating?: boolean };
+  readonly conditions?: {
+    readonly ready?: boolean;
+    readonly serving?: boolean;
+    readonly terminating?: boolean;
+  };
   /** The node the endpoint runs on. */
   readonly nodeName?: string;
   /** The endpoint's zone (not used for locality). */

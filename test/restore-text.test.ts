@@ -1,0 +1,68 @@
+// generateRestoreText streams the payload as text; it must stay byte for byte what
+// formatRestore(generateRules(...)) prints, which the conformance vectors pin to kube-proxy.
+import { describe, expect, it } from "vitest";
+import { formatRestore } from "../src/format/restore.js";
+import { generateRestoreText } from "../src/generate/restore-text.js";
+import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
+import type { RuleSet } from "../src/ir/types.js";
+import { modelFromInput } from "../src/kube/to-model.js";
+import type { ClusterInput } from "../src/kube/types.js";
+import type { ClusterModel } from "../src/model/types.js";
+import { listVectors, readJson, type Vector } from "./support/fixtures.js";
+import { randomCluster } from "./support/random-cluster.js";
+
+function expectSame(model: ClusterModel, options: GenerateOptions = {}): string {
+  const text = generateRestoreText(model, options);
+  expect(text).toBe(formatRestore(generateRules(model, options)));
+  return text;
+}
+
+/** The nat chains a payload declares (what the kernel holds after it is restored). */
+function natChainsOf(payload: RuleSet): string[] {
+  return payload.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
+}
+
+describe("generateRestoreText, kube-proxy v1.30 vectors", () => {
+  it.each(listVectors("kube-proxy"))("$name", ({ path }) => {
+    const v = readJson<Vector>(path);
+    // The vectors also pin the text to kube-proxy itself, not only to formatRestore.
+    expect(expectSame(modelFromInput(v as unknown as ClusterInput))).toBe(v.expected.restore);
+  });
+});
+
+describe("generateRestoreText, kube-proxy v1.22 vectors", () => {
+  it.each(listVectors("kube-proxy-v1.22"))("$name", ({ path }) => {
+    const v = readJson<Vector>(path);
+    const model = modelFromInput(v as unknown as ClusterInput, { config: { profile: "v1.22" } });
+    expect(expectSame(model)).toBe(v.expected.restore);
+  });
+});
+
+describe("generateRestoreText, random clusters", () => {
+  // Enough seeds for IPv6, large-cluster mode and every service type to come up.
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))("seed %i", (seed) => {
+    const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
+    expectSame(modelFromInput(cluster));
+    expectSame(modelFromInput(cluster, { config: { profile: "v1.22" } }));
+  });
+
+  it("deletes the same stale chains when given the kernel's chains", () => {
+    let deleted = 0;
+    for (let seed = 100; seed < 110; seed++) {
+      const before = modelFromInput(randomCluster(seed));
+      const after = modelFromInput(randomCluster(seed + 50, { family: before.config.ipFamily }));
+      // The kernel's chains: those of the previous payload (some still in use, most stale), plus
+      // non-service chains that must be left alone.
+      const existingChains = [...natChainsOf(generateRules(before)), "KUBE-MARK-DROP", "OTHER-CHAIN"];
+      const text = expectSame(after, { existingChains });
+      deleted += text.split("\n-X ").length - 1;
+    }
+    // The stale-chain path has actually been exercised.
+    expect(deleted).toBeGreaterThan(0);
+  });
+
+  it("handles a model without service ports", () => {
+    const model = modelFromInput(randomCluster(1));
+    expectSame({ ...model, servicePorts: [] });
+  });
+});
