@@ -299,7 +299,9 @@ function intendedPortNames(input: ClusterInput, problems: readonly Problem[]): S
     if (bad.has(i)) return;
     for (const port of s.spec.ports ?? []) {
       const base = `${s.metadata.namespace}/${s.metadata.name}`;
-      out.add(port.name === undefined || port.name === "" ? base : `${base}:${port.name}`);
+      // JSON null is an absent name, as the API server reads it.
+      const name = port.name as string | null | undefined;
+      out.add(name === undefined || name === null || name === "" ? base : `${base}:${name}`);
     }
   });
   return out;
