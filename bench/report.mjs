@@ -259,8 +259,11 @@ export function renderReport(results) {
     for (const c of skipped) out.push(`- \`${c.id}\` (${c.label}): ${c.skip}.`);
     out.push("");
   }
-  const notes = join(BENCH_DIR, "profile-notes.md");
-  if (existsSync(notes)) out.push(readFileSync(notes, "utf8").trimEnd(), "");
+  // Hand-kept sections: where the time goes, and bench/apply.mjs's kernel timings (root only).
+  for (const name of ["profile-notes.md", "apply-notes.md"]) {
+    const notes = join(BENCH_DIR, name);
+    if (existsSync(notes)) out.push(readFileSync(notes, "utf8").trimEnd(), "");
+  }
   return `${out.join("\n")}\n`;
 }
 
