@@ -11,12 +11,12 @@
  * @module
  */
 import { appendRule, type Rule } from "../ir/types.js";
-import { cidrContains, parseCidr } from "../model/ip.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { chainHash, endpointChain, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
 import type { GenerationContext } from "./context.js";
 import { legacyEndpoints } from "./endpoints.js";
+import { healthCheckRule, rangeContains } from "./rule-parts.js";
 import type { ServicePortRules } from "./service-port.js";
 
 /**
@@ -139,24 +139,7 @@ export function buildXlbServicePortRules(port: ServicePort, ctx: GenerationConte
   }
 
   // Health check node port.
-  if (port.healthCheckNodePort !== 0) {
-    filter.push(
-      appendRule("KUBE-NODEPORTS", [
-        "-m",
-        "comment",
-        "--comment",
-        `${spn} health check node port`,
-        "-m",
-        "tcp",
-        "-p",
-        "tcp",
-        "--dport",
-        String(port.healthCheckNodePort),
-        "-j",
-        "ACCEPT",
-      ]),
-    );
-  }
+  if (port.healthCheckNodePort !== 0) filter.push(healthCheckRule(spn, port.healthCheckNodePort));
 
   if (!hasEndpoints) return { filter, natShared: NONE, natChains, natChainRules: nat };
 
@@ -313,10 +296,4 @@ function writeBalancing(
       out.push(appendRule(chain, [...comment(i), "-j", sep]));
     }
   }
-}
-
-/** Whether a source range (a canonical CIDR) contains an address. */
-function rangeContains(range: string, ip: string): boolean {
-  const cidr = parseCidr(range);
-  return cidr !== null && cidrContains(cidr, ip);
 }

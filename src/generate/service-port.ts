@@ -6,12 +6,12 @@
  * @module
  */
 import { appendRule, type Rule } from "../ir/types.js";
-import { cidrContains, parseCidr } from "../model/ip.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
 import type { GenerationContext } from "./context.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
+import { healthCheckRule, rangeContains } from "./rule-parts.js";
 import { buildXlbServicePortRules } from "./service-port-xlb.js";
 
 /** Everything one service port contributes to the payload. */
@@ -193,24 +193,7 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   }
 
   // Health check node port.
-  if (port.healthCheckNodePort !== 0) {
-    filter.push(
-      appendRule("KUBE-NODEPORTS", [
-        "-m",
-        "comment",
-        "--comment",
-        `${spn} health check node port`,
-        "-m",
-        "tcp",
-        "-p",
-        "tcp",
-        "--dport",
-        String(port.healthCheckNodePort),
-        "-j",
-        "ACCEPT",
-      ]),
-    );
-  }
+  if (port.healthCheckNodePort !== 0) filter.push(healthCheckRule(spn, port.healthCheckNodePort));
 
   if (!hasEndpoints) return { filter, natShared, natChains, natChainRules };
 
@@ -467,10 +450,4 @@ function writeLoadBalancing(
     }
     out.push(appendRule(chain, args));
   }
-}
-
-/** Whether a source range (a canonical CIDR) contains an address. */
-function rangeContains(range: string, ip: string): boolean {
-  const cidr = parseCidr(range);
-  return cidr !== null && cidrContains(cidr, ip);
 }
