@@ -28,9 +28,7 @@ export function buildModel(
     else list.push(slice);
   }
   const servicePorts: ServicePort[] = [];
-  const duplicates: DuplicatePolicy = config.profile === "latest" ? "prefer-non-terminating" : "prefer-local";
-  // kube-proxy 1.22 predates `ipMode` and writes rules for every ingress IP.
-  const honorIPMode = config.profile !== "v1.22";
+  const { duplicates, honorIPMode } = modelPolicies(config);
   for (const service of services) {
     // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
     if (serviceSkipReason(service, family) !== null) continue;
@@ -41,6 +39,27 @@ export function buildModel(
     for (const port of servicePortsOf(service, family, endpoints, honorIPMode)) servicePorts.push(port);
   }
   return { config, servicePorts };
+}
+
+/** How a profile reads the API objects: which duplicate endpoint wins, whether `ipMode` counts. */
+export interface ModelPolicies {
+  /** Which copy of an `ip:port` listed in several slices wins. */
+  readonly duplicates: DuplicatePolicy;
+  /** Skip `ipMode: Proxy` ingress IPs (kube-proxy 1.22 predates the field). */
+  readonly honorIPMode: boolean;
+}
+
+/**
+ * The object-reading policies of the config's profile (shared by full and incremental builds).
+ *
+ * @example
+ * modelPolicies(resolveConfig({ profile: "latest" })).duplicates // "prefer-non-terminating"
+ */
+export function modelPolicies(config: ProxyConfig): ModelPolicies {
+  return {
+    duplicates: config.profile === "latest" ? "prefer-non-terminating" : "prefer-local",
+    honorIPMode: config.profile !== "v1.22",
+  };
 }
 
 /** Options of {@link modelFromInput}. */

@@ -15,6 +15,7 @@ import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";
 import { endpointsByPort, portKey } from "../kube/endpoints.js";
 import { servicePortsOf } from "../kube/service-ports.js";
+import { modelPolicies } from "../kube/to-model.js";
 import type { EndpointSlice, ProxyConfigInput, Service } from "../kube/types.js";
 import type { IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
@@ -122,6 +123,7 @@ function initialState(family: IPFamily): RuleSet {
  */
 export function createSync(config?: ProxyConfigInput, options: SyncOptions = {}): Sync {
   const resolved = resolveConfig(config, options.family === undefined ? {} : { ipFamily: options.family });
+  const policies = modelPolicies(resolved);
   const family = resolved.ipFamily;
   const normalCtx = createContext({ config: resolved, servicePorts: [] });
   const largeCtx: GenerationContext = { ...normalCtx, largeClusterMode: true };
@@ -143,9 +145,10 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     const pending: { id: string; port: ServicePort; fingerprint: string }[] = [];
     for (const key of dirty) {
       const service = index.service(key);
-      let ports = service === undefined ? [] : servicePortsOf(service, family);
+      let ports =
+        service === undefined ? [] : servicePortsOf(service, family, undefined, policies.honorIPMode);
       if (ports.length > 0) {
-        const byPort = endpointsByPort(index.slicesOf(key), family, resolved.hostname);
+        const byPort = endpointsByPort(index.slicesOf(key), family, resolved.hostname, policies.duplicates);
         ports = ports.map((p) => {
           const list = byPort.get(portKey(p.portName, p.protocol));
           return list === undefined ? p : { ...p, endpoints: list };
