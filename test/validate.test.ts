@@ -325,6 +325,16 @@ describe("validateClusterInput: bad input", () => {
       `error INVALID_VALUE config.detectLocal.interface: "!br0" is not a valid interface name: no '/', ':', '!' or whitespace`,
     ],
     [
+      "an interface that reads as an option (found by the fuzzer)",
+      { config: { detectLocal: { mode: "BridgeInterface", interface: "--comment" } } },
+      `error INVALID_VALUE config.detectLocal.interface: "--comment" is not a valid interface name: not starting with '-' (iptables would read it as an option)`,
+    ],
+    [
+      "an interface prefix that reads as an option",
+      { config: { detectLocal: { mode: "InterfaceNamePrefix", prefix: "-j" } } },
+      `error INVALID_VALUE config.detectLocal.prefix: "-j" is not a valid interface name prefix: not starting with '-' (iptables would read it as an option)`,
+    ],
+    [
       "a 16-character interface",
       { config: { detectLocal: { mode: "BridgeInterface", interface: "abcdefghijklmnop" } } },
       `error INVALID_VALUE config.detectLocal.interface: "abcdefghijklmnop" is not a valid interface name: at most 15 characters`,

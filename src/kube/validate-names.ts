@@ -115,6 +115,8 @@ function interfaceRule(max: number, what: string): NameRule {
     if (text.length > max) return `at most ${max} characters${what}`;
     if (text === "." || text === "..") return "not '.' or '..'";
     if (BAD_INTERFACE_CHAR.test(text)) return "no '/', ':', '!' or whitespace";
+    // A name like `--comment` would stand in the argv where iptables reads options.
+    if (text.startsWith("-")) return "not starting with '-' (iptables would read it as an option)";
     if (text.endsWith("+")) return "no '+' at the end (iptables reads it as a wildcard)";
     return undefined;
   };
