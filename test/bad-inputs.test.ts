@@ -2,23 +2,14 @@
 // validateClusterInput must report for it, in order, as listed in test/bad-inputs/expected.json.
 // Severity is not listed: code SKIPPED is always a warning, every other code an error.
 // To add a case: add the file, add its entry to expected.json by hand, and check the messages.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { validateClusterInput } from "../src/kube/validate.js";
+import { BAD_INPUTS_DIR, expected, files } from "./support/bad-inputs.js";
 
-interface Expected {
-  code: string;
-  path: string;
-  message: string;
-}
-
-const DIR = join(import.meta.dirname, "bad-inputs");
-const expected = JSON.parse(readFileSync(join(DIR, "expected.json"), "utf8")) as Record<string, Expected[]>;
-const files = readdirSync(DIR)
-  .filter((f) => /\.(json|yaml)$/.test(f) && f !== "expected.json")
-  .sort();
+const DIR = BAD_INPUTS_DIR;
 
 function load(file: string): unknown {
   const text = readFileSync(join(DIR, file), "utf8");

@@ -1,22 +1,9 @@
-// The bad-input corpus (test/bad-inputs/, expected.json) through the built CLI in --strict mode:
-// stderr is exactly one `path: message` line per expected problem, in order (a problem of the
-// whole input prints its message alone), exit 2, nothing on stdout.
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { BAD_INPUTS_DIR, expected, files } from "./support/bad-inputs.js";
 import { runCliAsync, stderrLines } from "./support/run-cli.js";
 
-interface Expected {
-  code: string;
-  path: string;
-  message: string;
-}
-
-const DIR = join(import.meta.dirname, "bad-inputs");
-const expected = JSON.parse(readFileSync(join(DIR, "expected.json"), "utf8")) as Record<string, Expected[]>;
-const files = readdirSync(DIR)
-  .filter((f) => /\.(json|yaml)$/.test(f) && f !== "expected.json")
-  .sort();
+const DIR = BAD_INPUTS_DIR;
 /**
  * The CLI also reads Kubernetes Lists (kubectl's output), which validateClusterInput, reading
  * cluster files only, refuses: this file is good input to the CLI.

@@ -30,6 +30,34 @@ export function healthCheckRule(spn: string, healthCheckNodePort: number): Rule 
 }
 
 /**
+ * The filter rule that refuses a node port (`REJECT` with no endpoints, `DROP` with no local
+ * ones): `-m addrtype --dst-type LOCAL` plus the protocol and the node port.
+ *
+ * @example
+ * nodePortRefusal("default/web:http has no endpoints", "tcp", 30080, "REJECT").chain // "KUBE-EXTERNAL-SERVICES"
+ */
+export function nodePortRefusal(comment: string, proto: string, nodePort: number, target: string): Rule {
+  return appendRule("KUBE-EXTERNAL-SERVICES", [
+    "-m",
+    "comment",
+    "--comment",
+    comment,
+    "-m",
+    "addrtype",
+    "--dst-type",
+    "LOCAL",
+    "-m",
+    proto,
+    "-p",
+    proto,
+    "--dport",
+    String(nodePort),
+    "-j",
+    target,
+  ]);
+}
+
+/**
  * Whether a source range (a canonical CIDR) contains an address.
  *
  * @example

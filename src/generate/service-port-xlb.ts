@@ -16,7 +16,7 @@ import { chainHash, endpointChain, servicePortName } from "../naming/chain-names
 import { probability } from "../naming/probability.js";
 import type { GenerationContext } from "./context.js";
 import { legacyEndpoints } from "./endpoints.js";
-import { healthCheckRule, rangeContains } from "./rule-parts.js";
+import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 import type { ServicePortRules } from "./service-port.js";
 
 /**
@@ -118,23 +118,7 @@ export function buildXlbServicePortRules(port: ServicePort, ctx: GenerationConte
         nat.push(appendRule("KUBE-NODEPORTS", [...args, "-j", xlb]));
       }
     } else {
-      filter.push(
-        appendRule("KUBE-EXTERNAL-SERVICES", [
-          ...noEndpoints(spn),
-          "-m",
-          "addrtype",
-          "--dst-type",
-          "LOCAL",
-          "-m",
-          proto,
-          "-p",
-          proto,
-          "--dport",
-          np,
-          "-j",
-          "REJECT",
-        ]),
-      );
+      filter.push(nodePortRefusal(`${spn} has no endpoints`, proto, port.nodePort, "REJECT"));
     }
   }
 

@@ -11,7 +11,7 @@ import { endpointChain, servicePortChains, servicePortName } from "../naming/cha
 import { probability } from "../naming/probability.js";
 import type { GenerationContext } from "./context.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
-import { healthCheckRule, rangeContains } from "./rule-parts.js";
+import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 import { buildXlbServicePortRules } from "./service-port-xlb.js";
 
 /** Everything one service port contributes to the payload. */
@@ -169,26 +169,7 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
       );
     }
     if (!hasExternalEndpoints) {
-      filter.push(
-        appendRule("KUBE-EXTERNAL-SERVICES", [
-          "-m",
-          "comment",
-          "--comment",
-          externalRejectComment,
-          "-m",
-          "addrtype",
-          "--dst-type",
-          "LOCAL",
-          "-m",
-          proto,
-          "-p",
-          proto,
-          "--dport",
-          np,
-          "-j",
-          externalReject,
-        ]),
-      );
+      filter.push(nodePortRefusal(externalRejectComment, proto, port.nodePort, externalReject));
     }
   }
 
@@ -327,64 +308,13 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   for (let i = 0; i < reachable.length; i++) {
     const ep = reachable[i] as Endpoint;
     const sep = sepChains[i] as string;
-    let masq: string[];
-    let dnat: string[];
-    if (ctx.largeClusterMode) {
-      masq = ["-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
-      dnat = sticky
-        ? [
-            "-m",
-            "recent",
-            "--name",
-            sep,
-            "--set",
-            "-m",
-            proto,
-            "-p",
-            proto,
-            "-j",
-            "DNAT",
-            "--to-destination",
-            ep.endpoint,
-          ]
-        : ["-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint];
-    } else {
-      masq = ["-m", "comment", "--comment", spn, "-s", ep.ip, "-j", "KUBE-MARK-MASQ"];
-      dnat = sticky
-        ? [
-            "-m",
-            "comment",
-            "--comment",
-            spn,
-            "-m",
-            "recent",
-            "--name",
-            sep,
-            "--set",
-            "-m",
-            proto,
-            "-p",
-            proto,
-            "-j",
-            "DNAT",
-            "--to-destination",
-            ep.endpoint,
-          ]
-        : [
-            "-m",
-            "comment",
-            "--comment",
-            spn,
-            "-m",
-            proto,
-            "-p",
-            proto,
-            "-j",
-            "DNAT",
-            "--to-destination",
-            ep.endpoint,
-          ];
-    }
+    // One array per rule, grown in place: the comment only outside large-cluster mode, the
+    // recent match only with affinity.
+    const masq = ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", spn];
+    masq.push("-s", ep.ip, "-j", "KUBE-MARK-MASQ");
+    const dnat = ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", spn];
+    if (sticky) dnat.push("-m", "recent", "--name", sep, "--set");
+    dnat.push("-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint);
     natChainRules.push(appendRule(sep, masq), appendRule(sep, dnat));
   }
 
