@@ -22,6 +22,7 @@ export { formatJson } from "./format/json.js";
 export { parseRules, parseRulesOrThrow } from "./format/parse.js";
 export { formatRestore, quoteArgument } from "./format/restore.js";
 export { formatSave } from "./format/save.js";
+export { createGenerator, type Generator } from "./generate/generator.js";
 export { generateRestoreText } from "./generate/restore-text.js";
 export type { GenerateOptions } from "./generate/rules.js";
 export { generateRules, generateState } from "./generate/rules.js";

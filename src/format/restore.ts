@@ -17,14 +17,15 @@ import type { ChainDeclaration, Entry, RuleSet, Table } from "../ir/types.js";
  */
 export function quoteArgument(arg: string): string {
   if (arg.length === 0) return '""';
+  let blank = false;
   for (let i = 0; i < arg.length; i++) {
     const c = arg.charCodeAt(i);
-    // space, tab, newline, CR, vertical tab, form feed, ", \
-    if (c === 32 || (c >= 9 && c <= 13) || c === 34 || c === 92) {
-      return `"${arg.replace(/["\\]/g, "\\$&")}"`;
-    }
+    if (c === 34 || c === 92) return `"${arg.replace(/["\\]/g, "\\$&")}"`;
+    // space, tab, newline, CR, vertical tab, form feed
+    if (c === 32 || (c >= 9 && c <= 13)) blank = true;
   }
-  return arg;
+  // Most quoted arguments are comments with spaces and nothing to escape.
+  return blank ? `"${arg}"` : arg;
 }
 
 function declarationLine(decl: ChainDeclaration): string {

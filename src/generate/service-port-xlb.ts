@@ -14,10 +14,10 @@ import { appendRule, type Rule } from "../ir/types.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { chainHash, endpointChain, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
+import type { ServicePortRules } from "./block.js";
 import type { GenerationContext } from "./context.js";
 import { legacyEndpoints } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
-import type { ServicePortRules } from "./service-port.js";
 
 /**
  * Builds the rules of one service port in the `xlb` layout.

@@ -3,28 +3,30 @@
  * REJECT/DROP rules, and its own chains (EXT, FW, SVC, SVL, SEP). The result depends only on the
  * service port and the generation context, so it can be memoized per service port.
  *
+ * The builder writes restore text directly, as kube-proxy does: a 10,000-service payload has
+ * ~320,000 rules, and one template string per rule costs a fraction of an argv array plus a
+ * Rule object plus joining them later. Rules are derived from the text (`rulesOfText`).
+ *
  * @module
  */
-import { appendRule, type Rule } from "../ir/types.js";
+import { formatEntry, quoteArgument as q } from "../format/restore.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
+import {
+  argsText,
+  declarationLine,
+  rulesOfText,
+  type ServicePortRules,
+  type ServicePortText,
+  textOfRules,
+} from "./block.js";
 import type { GenerationContext } from "./context.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 import { buildXlbServicePortRules } from "./service-port-xlb.js";
 
-/** Everything one service port contributes to the payload. */
-export interface ServicePortRules {
-  /** Filter rules, in emission order. */
-  readonly filter: readonly Rule[];
-  /** nat `KUBE-SERVICES` and `KUBE-NODEPORTS` rules, in emission order. */
-  readonly natShared: readonly Rule[];
-  /** The per-service nat chains, in declaration order. */
-  readonly natChains: readonly string[];
-  /** The rules of those chains, in emission order. */
-  readonly natChainRules: readonly Rule[];
-}
+export type { ServicePortRules, ServicePortText } from "./block.js";
 
 /**
  * Builds the rules of one service port.
@@ -33,9 +35,23 @@ export interface ServicePortRules {
  * buildServicePortRules(port, createContext(model)).natShared[0].chain // "KUBE-SERVICES"
  */
 export function buildServicePortRules(port: ServicePort, ctx: GenerationContext): ServicePortRules {
-  // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
+  // Profiles before KUBE-EXT (v1.22) build rules; theirs need no round trip through text.
   if (ctx.traits.externalChains === "xlb") return buildXlbServicePortRules(port, ctx);
+  return rulesOfText(buildServicePortText(port, ctx));
+}
+
+/**
+ * Builds the restore text of one service port.
+ *
+ * @example
+ * buildServicePortText(port, createContext(model)).natShared
+ * // "-A KUBE-SERVICES -m comment --comment \"ns/web:http cluster IP\" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j KUBE-SVC-…\n"
+ */
+export function buildServicePortText(port: ServicePort, ctx: GenerationContext): ServicePortText {
+  // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
+  if (ctx.traits.externalChains === "xlb") return textOfRules(buildXlbServicePortRules(port, ctx));
   const spn = servicePortName(port.namespace, port.name, port.portName);
+  const qspn = q(spn);
   const proto = port.protocol;
   const dport = String(port.port);
   const chains = servicePortChains(spn, proto);
@@ -60,64 +76,50 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     hasEndpoints && port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0;
   const loadBalancerChain = usesFWChain ? chains.fw : chains.ext;
 
-  const noEndpointsComment = `${spn} has no endpoints`;
-  const noLocalComment = `${spn} has no local endpoints`;
-  const internalReject = !hasEndpoints ? "REJECT" : "DROP";
-  const internalRejectComment = !hasEndpoints ? noEndpointsComment : noLocalComment;
-  const externalReject = internalReject;
-  const externalRejectComment = internalRejectComment;
+  const rejectTarget = !hasEndpoints ? "REJECT" : "DROP";
+  const rejectComment = !hasEndpoints ? `${spn} has no endpoints` : `${spn} has no local endpoints`;
+  const qRejectComment = q(rejectComment);
+  const qClusterIPComment = q(`${spn} cluster IP`);
 
-  const filter: Rule[] = [];
-  const natShared: Rule[] = [];
+  // Lines per section, each section joined once at the end into one flat string: a chain of
+  // `+=` would leave trees of small strings that every later join has to walk again.
+  const filter: string[] = [];
+  const natShared: string[] = [];
+  const natDeclarations: string[] = [];
+  const natChainRules: string[] = [];
   const natChains: string[] = [];
-  const natChainRules: Rule[] = [];
   // A rule matching traffic to ip:port of this service port, as kube-proxy orders the arguments.
-  const toDestination = (chain: string, text: string, ip: string, target: string): Rule =>
-    appendRule(chain, [
-      "-m",
-      "comment",
-      "--comment",
-      text,
-      "-m",
-      proto,
-      "-p",
-      proto,
-      "-d",
-      ip,
-      "--dport",
-      dport,
-      "-j",
-      target,
-    ]);
+  const toDestination = (chain: string, comment: string, ip: string, target: string): string =>
+    `-A ${chain} -m comment --comment ${comment} -m ${proto} -p ${proto} -d ${q(ip)} --dport ${dport} -j ${target}\n`;
 
   // Cluster IP.
   if (hasInternalEndpoints) {
-    natShared.push(toDestination("KUBE-SERVICES", `${spn} cluster IP`, port.clusterIP, internalPolicyChain));
+    natShared.push(toDestination("KUBE-SERVICES", qClusterIPComment, port.clusterIP, internalPolicyChain));
   } else {
-    filter.push(toDestination("KUBE-SERVICES", internalRejectComment, port.clusterIP, internalReject));
+    filter.push(toDestination("KUBE-SERVICES", qRejectComment, port.clusterIP, rejectTarget));
   }
 
   // External IPs.
-  for (const ip of port.externalIPs) {
-    if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", `${spn} external IP`, ip, chains.ext));
-    if (!hasExternalEndpoints) {
-      filter.push(toDestination("KUBE-EXTERNAL-SERVICES", externalRejectComment, ip, externalReject));
+  if (port.externalIPs.length > 0) {
+    const comment = q(`${spn} external IP`);
+    for (const ip of port.externalIPs) {
+      if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", comment, ip, chains.ext));
+      if (!hasExternalEndpoints)
+        filter.push(toDestination("KUBE-EXTERNAL-SERVICES", qRejectComment, ip, rejectTarget));
     }
   }
 
   // Load-balancer IPs.
-  for (const ip of port.loadBalancerVIPs) {
-    if (hasEndpoints)
-      natShared.push(toDestination("KUBE-SERVICES", `${spn} loadbalancer IP`, ip, loadBalancerChain));
-    if (usesFWChain) {
-      filter.push(
-        toDestination("KUBE-PROXY-FIREWALL", `${spn} traffic not accepted by ${chains.fw}`, ip, "DROP"),
-      );
-    }
-  }
-  if (!hasExternalEndpoints) {
+  if (port.loadBalancerVIPs.length > 0) {
+    const comment = q(`${spn} loadbalancer IP`);
+    const firewallComment = q(`${spn} traffic not accepted by ${chains.fw}`);
     for (const ip of port.loadBalancerVIPs) {
-      filter.push(toDestination("KUBE-EXTERNAL-SERVICES", externalRejectComment, ip, externalReject));
+      if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", comment, ip, loadBalancerChain));
+      if (usesFWChain) filter.push(toDestination("KUBE-PROXY-FIREWALL", firewallComment, ip, "DROP"));
+    }
+    if (!hasExternalEndpoints) {
+      for (const ip of port.loadBalancerVIPs)
+        filter.push(toDestination("KUBE-EXTERNAL-SERVICES", qRejectComment, ip, rejectTarget));
     }
   }
 
@@ -125,91 +127,48 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   if (port.nodePort !== 0) {
     const np = String(port.nodePort);
     if (hasEndpoints) {
-      if (ctx.traits.nfacctCounters) {
-        if (ctx.localhostNodePorts) {
-          natShared.push(
-            appendRule("KUBE-NODEPORTS", [
-              "-m",
-              "comment",
-              "--comment",
-              spn,
-              "-m",
-              proto,
-              "-p",
-              proto,
-              "-d",
-              "127.0.0.0/8",
-              "--dport",
-              np,
-              "-m",
-              "nfacct",
-              "--nfacct-name",
-              "localhost_nps_accepted_pkts",
-              "-j",
-              chains.ext,
-            ]),
-          );
-        }
+      if (ctx.traits.nfacctCounters && ctx.localhostNodePorts) {
+        natShared.push(
+          `-A KUBE-NODEPORTS -m comment --comment ${qspn} -m ${proto} -p ${proto} -d 127.0.0.0/8 --dport ${np} -m nfacct --nfacct-name localhost_nps_accepted_pkts -j ${chains.ext}\n`,
+        );
       }
       natShared.push(
-        appendRule("KUBE-NODEPORTS", [
-          "-m",
-          "comment",
-          "--comment",
-          spn,
-          "-m",
-          proto,
-          "-p",
-          proto,
-          "--dport",
-          np,
-          "-j",
-          chains.ext,
-        ]),
+        `-A KUBE-NODEPORTS -m comment --comment ${qspn} -m ${proto} -p ${proto} --dport ${np} -j ${chains.ext}\n`,
       );
     }
     if (!hasExternalEndpoints) {
-      filter.push(nodePortRefusal(externalRejectComment, proto, port.nodePort, externalReject));
+      filter.push(`${formatEntry(nodePortRefusal(rejectComment, proto, port.nodePort, rejectTarget))}\n`);
     }
   }
 
   // Health check node port.
-  if (port.healthCheckNodePort !== 0) filter.push(healthCheckRule(spn, port.healthCheckNodePort));
+  if (port.healthCheckNodePort !== 0)
+    filter.push(`${formatEntry(healthCheckRule(spn, port.healthCheckNodePort))}\n`);
 
-  if (!hasEndpoints) return { filter, natShared, natChains, natChainRules };
+  if (!hasEndpoints) return block(filter, natShared, natChains, natDeclarations, natChainRules);
 
   // Declarations: EXT, FW, SVC, SVL, then one SEP per reachable endpoint.
-  if (usesExternalChain) natChains.push(chains.ext);
-  if (usesFWChain) natChains.push(chains.fw);
-  if (usesClusterPolicyChain) natChains.push(chains.svc);
-  if (usesLocalPolicyChain) natChains.push(chains.svl);
+  const declare = (chain: string): void => {
+    natChains.push(chain);
+    natDeclarations.push(declarationLine(chain));
+  };
+  if (usesExternalChain) declare(chains.ext);
+  if (usesFWChain) declare(chains.fw);
+  if (usesClusterPolicyChain) declare(chains.svc);
+  if (usesLocalPolicyChain) declare(chains.svl);
   const sepChains = sepNames(reachable, spn, proto);
-  for (const sep of sepChains) natChains.push(sep);
+  for (const sep of sepChains) declare(sep);
 
   // Masquerade rule for off-cluster traffic to the cluster IP, first in the internal chain.
   if (hasInternalEndpoints) {
     if (ctx.config.masqueradeAll) {
       natChainRules.push(
-        toDestination(internalPolicyChain, `${spn} cluster IP`, port.clusterIP, "KUBE-MARK-MASQ"),
+        toDestination(internalPolicyChain, qClusterIPComment, port.clusterIP, "KUBE-MARK-MASQ"),
       );
     } else if (ctx.ifNotLocal !== null) {
-      const args = [
-        "-m",
-        "comment",
-        "--comment",
-        `${spn} cluster IP`,
-        "-m",
-        proto,
-        "-p",
-        proto,
-        "-d",
-        port.clusterIP,
-        "--dport",
-        dport,
-      ];
-      for (const arg of ctx.ifNotLocal) args.push(arg);
-      args.push("-j", "KUBE-MARK-MASQ");
-      natChainRules.push(appendRule(internalPolicyChain, args));
+      natChainRules.push(
+        `-A ${internalPolicyChain} -m comment --comment ${qClusterIPComment} -m ${proto} -p ${proto} -d ${q(port.clusterIP)} --dport ${dport} ${argsText(ctx.ifNotLocal)} -j KUBE-MARK-MASQ\n`,
+      );
     }
   }
 
@@ -218,77 +177,39 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
     const ext = chains.ext;
     if (!port.externalPolicyLocal) {
       natChainRules.push(
-        appendRule(ext, [
-          "-m",
-          "comment",
-          "--comment",
-          `masquerade traffic for ${spn} external destinations`,
-          "-j",
-          "KUBE-MARK-MASQ",
-        ]),
+        `-A ${ext} -m comment --comment ${q(`masquerade traffic for ${spn} external destinations`)} -j KUBE-MARK-MASQ\n`,
       );
     } else {
       if (ctx.ifLocal !== null) {
-        const args = ["-m", "comment", "--comment", `pod traffic for ${spn} external destinations`];
-        for (const arg of ctx.ifLocal) args.push(arg);
-        args.push("-j", chains.svc);
-        natChainRules.push(appendRule(ext, args));
+        natChainRules.push(
+          `-A ${ext} -m comment --comment ${q(`pod traffic for ${spn} external destinations`)} ${argsText(ctx.ifLocal)} -j ${chains.svc}\n`,
+        );
       }
       natChainRules.push(
-        appendRule(ext, [
-          "-m",
-          "comment",
-          "--comment",
-          `masquerade LOCAL traffic for ${spn} external destinations`,
-          "-m",
-          "addrtype",
-          "--src-type",
-          "LOCAL",
-          "-j",
-          "KUBE-MARK-MASQ",
-        ]),
-        appendRule(ext, [
-          "-m",
-          "comment",
-          "--comment",
-          `route LOCAL traffic for ${spn} external destinations`,
-          "-m",
-          "addrtype",
-          "--src-type",
-          "LOCAL",
-          "-j",
-          chains.svc,
-        ]),
+        `-A ${ext} -m comment --comment ${q(`masquerade LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ\n`,
+      );
+      natChainRules.push(
+        `-A ${ext} -m comment --comment ${q(`route LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.svc}\n`,
       );
     }
-    if (hasExternalEndpoints) natChainRules.push(appendRule(ext, ["-j", externalPolicyChain]));
+    if (hasExternalEndpoints) natChainRules.push(`-A ${ext} -j ${externalPolicyChain}\n`);
   }
 
   // Load-balancer source ranges.
   if (usesFWChain) {
     const fw = chains.fw;
-    const lbComment = `${spn} loadbalancer IP`;
+    const lbComment = q(`${spn} loadbalancer IP`);
     let allowNode = false;
     for (const range of port.loadBalancerSourceRanges) {
-      natChainRules.push(
-        appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", range, "-j", chains.ext]),
-      );
+      natChainRules.push(`-A ${fw} -m comment --comment ${lbComment} -s ${q(range)} -j ${chains.ext}\n`);
       if (ctx.primaryNodeIP !== null && rangeContains(range, ctx.primaryNodeIP)) allowNode = true;
     }
     if (allowNode) {
-      for (const ip of port.loadBalancerVIPs) {
-        natChainRules.push(
-          appendRule(fw, ["-m", "comment", "--comment", lbComment, "-s", ip, "-j", chains.ext]),
-        );
-      }
+      for (const ip of port.loadBalancerVIPs)
+        natChainRules.push(`-A ${fw} -m comment --comment ${lbComment} -s ${q(ip)} -j ${chains.ext}\n`);
     }
     natChainRules.push(
-      appendRule(fw, [
-        "-m",
-        "comment",
-        "--comment",
-        `other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`,
-      ]),
+      `-A ${fw} -m comment --comment ${q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)}\n`,
     );
   }
 
@@ -296,29 +217,28 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   // the reachable list itself (the common case); a narrower list looks its names up again.
   if (usesClusterPolicyChain) {
     const seps = cluster === reachable ? sepChains : sepNames(cluster, spn, proto);
-    writeLoadBalancing(natChainRules, chains.svc, cluster, seps, spn, port, ctx);
+    loadBalancing(natChainRules, chains.svc, cluster, seps, spn, port, ctx);
   }
   if (usesLocalPolicyChain) {
     const seps = local === reachable ? sepChains : sepNames(local, spn, proto);
-    writeLoadBalancing(natChainRules, chains.svl, local, seps, spn, port, ctx);
+    loadBalancing(natChainRules, chains.svl, local, seps, spn, port, ctx);
   }
 
-  // Endpoint chains.
+  // Endpoint chains: the comment only outside large-cluster mode, the recent match only with
+  // affinity.
+  const comment = ctx.largeClusterMode ? "" : ` -m comment --comment ${qspn}`;
   const sticky = port.stickyMaxAgeSeconds > 0;
   for (let i = 0; i < reachable.length; i++) {
     const ep = reachable[i] as Endpoint;
     const sep = sepChains[i] as string;
-    // One array per rule, grown in place: the comment only outside large-cluster mode, the
-    // recent match only with affinity.
-    const masq = ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", spn];
-    masq.push("-s", ep.ip, "-j", "KUBE-MARK-MASQ");
-    const dnat = ctx.largeClusterMode ? [] : ["-m", "comment", "--comment", spn];
-    if (sticky) dnat.push("-m", "recent", "--name", sep, "--set");
-    dnat.push("-m", proto, "-p", proto, "-j", "DNAT", "--to-destination", ep.endpoint);
-    natChainRules.push(appendRule(sep, masq), appendRule(sep, dnat));
+    const recent = sticky ? ` -m recent --name ${sep} --set` : "";
+    natChainRules.push(
+      `-A ${sep}${comment} -s ${q(ep.ip)} -j KUBE-MARK-MASQ\n`,
+      `-A ${sep}${comment}${recent} -m ${proto} -p ${proto} -j DNAT --to-destination ${q(ep.endpoint)}\n`,
+    );
   }
 
-  return { filter, natShared, natChains, natChainRules };
+  return block(filter, natShared, natChains, natDeclarations, natChainRules);
 }
 
 /** The SEP chain of each endpoint, in the list's order. */
@@ -329,9 +249,9 @@ function sepNames(endpoints: readonly Endpoint[], spn: string, proto: string): s
   return names;
 }
 
-/** The SVC/SVL → SEP rules; `seps[i]` is the chain of `endpoints[i]`. */
-function writeLoadBalancing(
-  out: Rule[],
+/** Writes the SVC/SVL → SEP rule lines to `out`; `seps[i]` is the chain of `endpoints[i]`. */
+function loadBalancing(
+  out: string[],
   chain: string,
   endpoints: readonly Endpoint[],
   seps: readonly string[],
@@ -340,44 +260,43 @@ function writeLoadBalancing(
   ctx: GenerationContext,
 ): void {
   const withComments = !ctx.largeClusterMode;
+  const n = endpoints.length;
+  const comments = new Array<string>(n);
+  for (let i = 0; i < n; i++)
+    comments[i] = withComments
+      ? ` -m comment --comment ${q(`${spn} -> ${(endpoints[i] as Endpoint).endpoint}`)}`
+      : "";
   if (port.stickyMaxAgeSeconds > 0) {
     const seconds = String(port.stickyMaxAgeSeconds);
-    for (let i = 0; i < endpoints.length; i++) {
-      const ep = endpoints[i] as Endpoint;
+    for (let i = 0; i < n; i++) {
       const sep = seps[i] as string;
-      const args = withComments ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`] : [];
-      args.push("-m", "recent", "--name", sep, "--rcheck", "--seconds", seconds, "--reap", "-j", sep);
-      out.push(appendRule(chain, args));
+      out.push(
+        `-A ${chain}${comments[i]} -m recent --name ${sep} --rcheck --seconds ${seconds} --reap -j ${sep}\n`,
+      );
     }
   }
-  const n = endpoints.length;
   for (let i = 0; i < n; i++) {
-    const ep = endpoints[i] as Endpoint;
     const sep = seps[i] as string;
-    let args: string[];
-    if (i < n - 1) {
-      const p = probability(n - i);
-      args = withComments
-        ? [
-            "-m",
-            "comment",
-            "--comment",
-            `${spn} -> ${ep.endpoint}`,
-            "-m",
-            "statistic",
-            "--mode",
-            "random",
-            "--probability",
-            p,
-            "-j",
-            sep,
-          ]
-        : ["-m", "statistic", "--mode", "random", "--probability", p, "-j", sep];
-    } else {
-      args = withComments
-        ? ["-m", "comment", "--comment", `${spn} -> ${ep.endpoint}`, "-j", sep]
-        : ["-j", sep];
-    }
-    out.push(appendRule(chain, args));
+    out.push(
+      i < n - 1
+        ? `-A ${chain}${comments[i]} -m statistic --mode random --probability ${probability(n - i)} -j ${sep}\n`
+        : `-A ${chain}${comments[i]} -j ${sep}\n`,
+    );
   }
+}
+
+function block(
+  filter: string[],
+  natShared: string[],
+  natChains: string[],
+  natDeclarations: string[],
+  natChainRules: string[],
+): ServicePortText {
+  return {
+    filter: filter.join(""),
+    natShared: natShared.join(""),
+    natChains,
+    natDeclarations: natDeclarations.join(""),
+    natChainRules: natChainRules.join(""),
+  };
 }

@@ -16,14 +16,17 @@ import base32Encode from "base32-encode";
 // The pure-JS build: the same digest without the node:crypto round trips (and browser-safe).
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
 
+// The 10 digest bytes that make the 16 characters, in one buffer reused by every call
+// (base32-encode reads it before returning).
+const head = new Uint8Array(10);
+const NO_PADDING = { padding: false } as const;
+
 /** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
 function computeHash(input: string): string {
-  // `array` returns the digest as plain numbers; only the 10 bytes that make the 16 characters
-  // are copied and encoded.
+  // `array` returns the digest as plain numbers; only the first 10 are copied and encoded.
   const digest = sha256.array(input);
-  const head = new Uint8Array(10);
   for (let i = 0; i < 10; i++) head[i] = digest[i] as number;
-  return base32Encode(head, "RFC4648", { padding: false });
+  return base32Encode(head, "RFC4648", NO_PADDING);
 }
 
 const hashCache = new Map<string, string>();
