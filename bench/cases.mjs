@@ -107,7 +107,14 @@ function syncCase(lib, input, change) {
 
 const OPS = {
   restore: {
-    label: "model → restore text",
+    label: "model → restore text (generateRestoreText, what the CLI runs)",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return { prepare: () => model, run: (m) => lib.generateRestoreText(m), describe: textResult };
+    },
+  },
+  "restore-ir": {
+    label: "model → rules → restore text (formatRestore(generateRules))",
     setup: (lib, input) => {
       const model = modelOf(lib, input);
       return {
@@ -117,11 +124,40 @@ const OPS = {
       };
     },
   },
-  "restore-stream": {
-    label: "model → restore text (streaming generateRestoreText)",
+  resync: {
+    label: "full resync with a reused generator (model rebuilt from the same objects)",
+    needs: "generator",
+    // A controller's resync: the generator has printed this cluster before (untimed), and the
+    // timed call gets a model rebuilt from the same objects (new model objects, equal data).
+    // Two such models alternate, so that no call sees the objects of the call before.
+    setup: (lib, input) => {
+      const models = [modelOf(lib, input), modelOf(lib, input)];
+      let next = 0;
+      return {
+        prepare() {
+          const generator = lib.createGenerator();
+          generator.restoreText(modelOf(lib, input));
+          return generator;
+        },
+        run: (generator) => generator.restoreText(models[next++ % 2]),
+        describe: textResult,
+      };
+    },
+  },
+  "resync-same": {
+    label: "full resync with a reused generator (the same model object)",
+    needs: "generator",
     setup: (lib, input) => {
       const model = modelOf(lib, input);
-      return { prepare: () => model, run: (m) => lib.generateRestoreText(m), describe: textResult };
+      return {
+        prepare() {
+          const generator = lib.createGenerator();
+          generator.restoreText(model);
+          return generator;
+        },
+        run: (generator) => generator.restoreText(model),
+        describe: textResult,
+      };
     },
   },
   save: {
@@ -210,9 +246,10 @@ const OPS = {
 /** All case ids, `op:model`, in report order. */
 export function caseIds() {
   const ids = [];
-  for (const m of MODELS) for (const op of ["restore", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
+  for (const m of MODELS)
+    for (const op of ["restore", "resync", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
   for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
-  ids.push(`restore-stream:${TEN_K}`);
+  ids.push(`restore-ir:${TEN_K}`, `resync-same:${TEN_K}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
   return ids;
 }
@@ -228,9 +265,9 @@ export function runOrder() {
     const { op, model } = caseInfo(id);
     const huge = model === "bench-clusterip-50000";
     const generated = model.startsWith("gen-");
-    if ((op === "restore" || op === "restore-stream") && !huge && !generated) return 0;
+    if ((op === "restore" || op === "resync") && !huge && !generated) return 0;
     if (!huge && !generated && op !== "save") return 1;
-    if (op === "restore" && huge) return 2;
+    if ((op === "restore" || op === "resync") && huge) return 2;
     if (op === "save" && !huge && !generated) return 3;
     if (generated && op !== "save") return 4;
     return 5;

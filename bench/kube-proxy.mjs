@@ -41,7 +41,8 @@ export const range = ([lo, hi]) =>
 export function kubeProxyFor(c) {
   if (c.kubeProxy === undefined) return null;
   const row = KUBE_PROXY[c.kubeProxy];
-  if (c.op === "restore") return { ms: row.full, bytes: row.bytes, rules: row.rules, what: "full sync" };
+  if (c.op === "restore" || c.op === "resync")
+    return { ms: row.full, bytes: row.bytes, rules: row.rules, what: "full sync" };
   if (c.op === "update-endpoint") return { ms: row.partial, bytes: row.partialBytes, what: "partial sync" };
   if (c.kubeProxy === "10k" && KUBE_PROXY_10K_CHANGES[c.op] !== undefined) {
     const ch = KUBE_PROXY_10K_CHANGES[c.op];

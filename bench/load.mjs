@@ -37,6 +37,7 @@ export function detectFeatures(lib) {
     save: has("formatSave") && has("generateState"),
     checked: has("prepareCluster"),
     sync: has("createSync"),
+    generator: has("createGenerator"),
     parse: has("parseRules"),
     trace: has("traceRules"),
   };

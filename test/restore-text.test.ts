@@ -2,7 +2,6 @@
 // formatRestore(generateRules(...)) prints, which the conformance vectors pin to kube-proxy.
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { createGenerator, type Generator } from "../src/generate/generator.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
 import type { RuleSet } from "../src/ir/types.js";
@@ -65,61 +64,5 @@ describe("generateRestoreText, random clusters", () => {
   it("handles a model without service ports", () => {
     const model = modelFromInput(randomCluster(1));
     expectSame({ ...model, servicePorts: [] });
-  });
-});
-
-describe("createGenerator", () => {
-  /** Every call of one generator must print what a fresh one-shot generation prints. */
-  function expectFresh(generator: Generator, model: ClusterModel): void {
-    expect(generator.restoreText(model)).toBe(generateRestoreText(model));
-  }
-
-  it("reuses blocks only where nothing they depend on changed", () => {
-    for (let seed = 200; seed < 215; seed++) {
-      const generator = createGenerator();
-      const cluster = randomCluster(seed, { largeRate: seed % 5 === 0 ? 1 : 0.05 });
-      const model = modelFromInput(cluster);
-      expectFresh(generator, model);
-      // The same objects again, then the same content as new objects.
-      expectFresh(generator, model);
-      expectFresh(generator, modelFromInput(cluster));
-      // One port changed (a new object, as models are immutable), the rest kept.
-      const [first, ...rest] = model.servicePorts;
-      if (first !== undefined) {
-        const changed = { ...first, endpoints: first.endpoints.slice(1) };
-        expectFresh(generator, { ...model, servicePorts: [changed, ...rest] });
-      }
-      // Node settings that every block depends on.
-      expectFresh(generator, {
-        ...model,
-        config: { ...model.config, masqueradeAll: !model.config.masqueradeAll },
-      });
-      expectFresh(generator, { ...model, config: { ...model.config, profile: "v1.22" } });
-      // Another cluster entirely (often crossing the large-cluster threshold), then back.
-      expectFresh(generator, modelFromInput(randomCluster(seed + 1000, { family: model.config.ipFamily })));
-      expectFresh(generator, model);
-    }
-  });
-
-  it("follows the large-cluster switch of a model that grows past it", () => {
-    const model = modelFromInput(randomCluster(7));
-    const generator = createGenerator();
-    expectFresh(generator, model);
-    const port = model.servicePorts.find((p) => p.endpoints.length > 0);
-    expect(port).toBeDefined();
-    if (port === undefined) return;
-    // Enough copies of one port's endpoints to pass 1,000 in total; the other ports keep their
-    // objects, but their SEP rules lose their comments.
-    const many = Array.from({ length: 1001 }, (_, i) => ({
-      ...(port.endpoints[0] as (typeof port.endpoints)[number]),
-      ip: `10.${(i >> 8) & 255}.${i & 255}.7`,
-      endpoint: `10.${(i >> 8) & 255}.${i & 255}.7:${port.port}`,
-    }));
-    const grown = {
-      ...model,
-      servicePorts: model.servicePorts.map((p) => (p === port ? { ...p, endpoints: many } : p)),
-    };
-    expectFresh(generator, grown);
-    expectFresh(generator, model);
   });
 });

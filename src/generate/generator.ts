@@ -7,10 +7,12 @@
  * @module
  */
 import type { ClusterModel, ServicePort } from "../model/types.js";
+import { servicePortName } from "../naming/chain-names.js";
 import type { ServicePortText } from "./block.js";
 import { createContext, type GenerationContext } from "./context.js";
 import { joinPayload } from "./restore-text.js";
 import { type GenerateOptions, sortServicePorts } from "./rules.js";
+import { samePort } from "./same-port.js";
 import { buildServicePortText } from "./service-port.js";
 
 /** A stateful generator of full payloads; see {@link createGenerator}. */
@@ -22,9 +24,9 @@ export interface Generator {
   restoreText(model: ClusterModel): string;
 }
 
-/** What one service port's block was built from, besides the generation context. */
+/** A block and the port it was built from. */
 interface Remembered {
-  readonly fingerprint: string;
+  readonly port: ServicePort;
   readonly text: ServicePortText;
 }
 
@@ -39,10 +41,10 @@ function contextKey(ctx: GenerationContext): string {
 /**
  * Creates a generator that reuses the text of unchanged service ports across calls.
  *
- * A service port counts as unchanged when it is the same object as last time (models are
- * immutable, as their `readonly` types say: a changed port is a new object) or, for a model
- * rebuilt from scratch, when it has the same content (its JSON). Only the blocks of the last
- * call are kept, so memory stays proportional to one payload.
+ * Blocks are remembered per service port (`ns/name:port` and protocol). A port is unchanged
+ * when it is the object the block was built from or holds the same data (a model rebuilt from
+ * the same objects); models are immutable, as their `readonly` types say. Only the blocks of
+ * the last call are kept, so memory stays proportional to one payload.
  *
  * @example
  * const generator = createGenerator();
@@ -51,8 +53,7 @@ function contextKey(ctx: GenerationContext): string {
  */
 export function createGenerator(options: GenerateOptions = {}): Generator {
   let key = "";
-  let byObject = new WeakMap<ServicePort, Remembered>();
-  let byFingerprint = new Map<string, Remembered>();
+  let remembered = new Map<string, Remembered>();
   // The last model's port list and its generation order.
   let lastPorts: readonly ServicePort[] | null = null;
   let lastOrder: ServicePort[] = [];
@@ -61,29 +62,24 @@ export function createGenerator(options: GenerateOptions = {}): Generator {
     restoreText(model) {
       const ctx = createContext(model, options.traits);
       const ctxKey = contextKey(ctx);
-      if (ctxKey !== key) {
-        key = ctxKey;
-        byObject = new WeakMap();
-        byFingerprint = new Map();
-      }
+      const previous = ctxKey === key ? remembered : new Map<string, Remembered>();
+      key = ctxKey;
       if (model.servicePorts !== lastPorts) {
         lastPorts = model.servicePorts;
         lastOrder = sortServicePorts(model.servicePorts);
       }
-      const previous = byFingerprint;
       const current = new Map<string, Remembered>();
       const blockOf = (port: ServicePort): ServicePortText => {
-        let entry = byObject.get(port);
-        if (entry === undefined) {
-          const fingerprint = JSON.stringify(port);
-          entry = previous.get(fingerprint) ?? { fingerprint, text: buildServicePortText(port, ctx) };
-          byObject.set(port, entry);
+        const id = `${servicePortName(port.namespace, port.name, port.portName)}\u0000${port.protocol}`;
+        let entry = previous.get(id);
+        if (entry === undefined || !samePort(entry.port, port)) {
+          entry = { port, text: buildServicePortText(port, ctx) };
         }
-        current.set(entry.fingerprint, entry);
+        current.set(id, entry);
         return entry.text;
       };
       const text = joinPayload(ctx, lastOrder, blockOf, options);
-      byFingerprint = current;
+      remembered = current;
       return text;
     },
   };
