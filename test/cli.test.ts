@@ -206,4 +206,45 @@ describe("kube-iptables generate", () => {
     expectInputError(r);
     expect(stderrLines(r)).toEqual(["config: expected an object, got an array"]);
   });
+
+  test("--current deletes the per-service chains of the node's dump that no Service uses", () => {
+    const example = join(ROOT, "examples", "cluster.yaml");
+    const dump = runCli(["generate", example]);
+    expect(dump.code).toBe(0);
+    const dumpFile = file("node.save", dump.stdout);
+    // The same node without my-nginx-svc (its Service and its EndpointSlice).
+    const cluster = parse(readFileSync(example, "utf8"));
+    const gone = (o: { metadata: { name: string } }) => o.metadata.name.startsWith("my-nginx-svc");
+    cluster.services = cluster.services.filter((o: { metadata: { name: string } }) => !gone(o));
+    cluster.endpointSlices = cluster.endpointSlices.filter((o: { metadata: { name: string } }) => !gone(o));
+    const smaller = file("smaller.json", JSON.stringify(cluster));
+
+    const r = runCli(["generate", smaller, "--format", "restore", "--current", dumpFile]);
+    expect(r.code).toBe(0);
+    const deleted = r.stdout.split("\n").filter((l) => l.startsWith("-X "));
+    // Exactly the chains the dump's my-nginx-svc rules jump to or live in.
+    const nginxChains = new Set<string>();
+    for (const line of dump.stdout.split("\n")) {
+      if (!line.includes("default/my-nginx-svc")) continue;
+      for (const word of line.split(" ")) if (/^KUBE-(SVC|SEP|EXT|SVL|FW)-/.test(word)) nginxChains.add(word);
+    }
+    expect(nginxChains.size).toBeGreaterThan(1);
+    expect(deleted.map((l) => l.slice(3)).sort()).toEqual([...nginxChains].sort());
+    // Each deleted chain is declared (flushed) first, as iptables-restore needs.
+    for (const chain of nginxChains) expect(r.stdout).toContain(`:${chain} - [0:0]\n`);
+    // Without --current nothing is deleted.
+    expect(runCli(["generate", smaller, "--format", "restore"]).stdout).not.toContain("\n-X ");
+  });
+
+  test("--current: a malformed dump exits 2 with its line; two families exit 1", () => {
+    const broken = file(
+      "broken.save",
+      "*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -p tcp --dport 99999 -j RETURN\nCOMMIT\n",
+    );
+    const example = join(ROOT, "examples", "cluster.yaml");
+    const r = runCli(["generate", example, "--current", broken]);
+    expectInputError(r);
+    expect(r.stderr).toMatch(/broken\.save: .*3/);
+    expectUsageError(runCli(["generate", example, "--family", "both", "--current", broken]), /--current/);
+  });
 });

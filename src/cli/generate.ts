@@ -2,9 +2,11 @@
 import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { formatJson } from "../format/json.js";
+import { parseRules } from "../format/parse.js";
 import { formatSave } from "../format/save.js";
 import { generateRestoreText } from "../generate/restore-text.js";
 import { generateRules, generateState } from "../generate/rules.js";
+import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { readClusterText } from "../kube/read-input.js";
 import { readInput, writeErr, writeOut } from "./io.js";
@@ -19,11 +21,36 @@ function parse(argv: readonly string[]) {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: { ...NODE_OPTIONS, format: { type: "string" }, strict: { type: "boolean" } },
+      options: {
+        ...NODE_OPTIONS,
+        format: { type: "string" },
+        strict: { type: "boolean" },
+        current: { type: "string" },
+      },
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/**
+ * The nat chains of a node's dump (`--current`), or `null` after printing why it cannot be
+ * read. Any problem fails: chains guessed from a half-read dump could delete the wrong ones.
+ */
+function currentNatChains(file: string, family: IPFamily): string[] | null {
+  let text: string;
+  try {
+    text = readInput(file);
+  } catch (e) {
+    writeErr((e as Error).message);
+    return null;
+  }
+  const { ruleSet, problems } = parseRules(text, { family });
+  if (problems.length > 0) {
+    for (const p of problems) writeErr(`${file}: ${formatProblem(p)}`);
+    return null;
+  }
+  return ruleSet.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
 }
 
 /** Runs `generate` and returns the exit code. */
@@ -49,6 +76,16 @@ export function runGenerate(argv: readonly string[]): number {
   }
   const config = applyNodeOptions(read.input.config, values);
   const families = familiesOf(values.family, config);
+  let existingChains: string[] = [];
+  if (values.current !== undefined) {
+    // A dump holds one family's tables; its chain names say nothing about the other family.
+    if (families.length !== 1)
+      throw new UsageError("--current takes one family's dump: give --family IPv4 or IPv6");
+    const chains = currentNatChains(values.current, families[0] as IPFamily);
+    if (chains === null) return EXIT_INPUT;
+    existingChains = chains;
+  }
+  const options = { existingChains };
   const outputs: string[] = [];
   // With --family both, a problem outside the family-specific checks is found twice: print it once.
   const printed = new Set<string>();
@@ -66,10 +103,10 @@ export function runGenerate(argv: readonly string[]): number {
     const model = prepared.model;
     const body =
       format === "restore"
-        ? generateRestoreText(model)
+        ? generateRestoreText(model, options)
         : format === "json"
-          ? formatJson(generateRules(model))
-          : formatSave(generateState(model));
+          ? formatJson(generateRules(model, options))
+          : formatSave(generateState(model, options));
     const header =
       families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
     outputs.push(format === "json" ? body : header + body);

@@ -31,6 +31,10 @@ generate options:
                                the kube-proxy release whose layout to print (default v1.30)
   --strict                     fail on any invalid Service or EndpointSlice (exit 2, no output)
                                instead of leaving it out with a message on stderr
+  --current DUMP               the node's 'iptables-save' (or 'ip6tables-save') output: its
+                               per-service nat chains that no Service uses any more are
+                               declared and deleted (-X), as kube-proxy's full sync does; one
+                               family only
 
 node options (override the cluster file's config; defaults in brackets):
   --hostname NAME              kube-proxy's node name; endpoints on it are local [""]
