@@ -3,7 +3,13 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chainHash, endpointChain, servicePortChains } from "../src/naming/chain-names.js";
+import {
+  cachedNameCount,
+  chainHash,
+  endpointChain,
+  limitCachedNames,
+  servicePortChains,
+} from "../src/naming/chain-names.js";
 import { probability } from "../src/naming/probability.js";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -41,6 +47,28 @@ describe("chain names", () => {
       }),
       { numRuns: 3000, seed: 20261122 },
     );
+  });
+  it("keeps its caches bounded and the names right when they start over", () => {
+    // A long-running controller sees endpoints come and go: more distinct names than the bound.
+    const endpoint = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:${8000 + (i >> 24)}`;
+    const bound = 5000;
+    const previous = limitCachedNames(bound);
+    const first = endpointChain("churn/web:http", "tcp", endpoint(0));
+    let peak = 0;
+    let startedOver = false;
+    for (let i = 1; i <= bound + 10; i++) {
+      const before = cachedNameCount();
+      endpointChain("churn/web:http", "tcp", endpoint(i));
+      if (cachedNameCount() < before) startedOver = true;
+      peak = Math.max(peak, cachedNameCount());
+    }
+    limitCachedNames(previous);
+    expect(peak).toBe(bound);
+    expect(startedOver).toBe(true);
+    // After starting over, names are hashed again and come out the same.
+    expect(endpointChain("churn/web:http", "tcp", endpoint(0))).toBe(first);
+    expect(first).toBe(`KUBE-SEP-${referenceHash(`churn/web:httptcp${endpoint(0)}`)}`);
+    expect(servicePortChains("default/kubernetes:https", "tcp").svc).toBe("KUBE-SVC-NPX46M4PTMTKRN6Y");
   });
 });
 

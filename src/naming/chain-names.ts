@@ -29,6 +29,39 @@ function computeHash(input: string): string {
   return base32Encode(head, "RFC4648", NO_PADDING);
 }
 
+/**
+ * How many names the caches below may hold in all. They live as long as the process, and a
+ * long-running controller sees endpoints come and go for months: past this bound every cache
+ * starts over (the names still in use are hashed again on their next use). A 50,000-service
+ * cluster with 10 endpoints each needs 550,000 names.
+ */
+let maxCachedNames = 1 << 20;
+let cachedNames = 0;
+
+/** How many names the caches hold now; for tests and diagnostics. */
+export function cachedNameCount(): number {
+  return cachedNames;
+}
+
+/**
+ * Sets the bound on cached names and returns the previous one (internal: tests use a small
+ * bound to see the caches start over without hashing a million names).
+ */
+export function limitCachedNames(max: number): number {
+  const previous = maxCachedNames;
+  maxCachedNames = max;
+  return previous;
+}
+
+/** Counts one more cached name, first emptying every cache when they are full. */
+function admitName(): void {
+  if (++cachedNames <= maxCachedNames) return;
+  hashCache.clear();
+  portNames.clear();
+  lastNames = undefined;
+  cachedNames = 1;
+}
+
 const hashCache = new Map<string, string>();
 
 /**
@@ -41,6 +74,7 @@ export function chainHash(input: string): string {
   let hash = hashCache.get(input);
   if (hash === undefined) {
     hash = computeHash(input);
+    admitName();
     hashCache.set(input, hash);
   }
   return hash;
@@ -83,23 +117,23 @@ function namesOf(servicePortName: string, protocol: string): PortNames {
 }
 
 function lookupNames(servicePortName: string, protocol: string): PortNames {
+  const known = portNames.get(servicePortName)?.get(protocol);
+  if (known !== undefined) return known;
+  admitName(); // before the lookups below: it may empty the caches
   let byProtocol = portNames.get(servicePortName);
   if (byProtocol === undefined) {
     byProtocol = new Map();
     portNames.set(servicePortName, byProtocol);
   }
-  let names = byProtocol.get(protocol);
-  if (names === undefined) {
-    const hash = computeHash(servicePortName + protocol);
-    const chains = {
-      svc: `KUBE-SVC-${hash}`,
-      svl: `KUBE-SVL-${hash}`,
-      ext: `KUBE-EXT-${hash}`,
-      fw: `KUBE-FW-${hash}`,
-    };
-    names = { chains, seps: new Map() };
-    byProtocol.set(protocol, names);
-  }
+  const hash = computeHash(servicePortName + protocol);
+  const chains = {
+    svc: `KUBE-SVC-${hash}`,
+    svl: `KUBE-SVL-${hash}`,
+    ext: `KUBE-EXT-${hash}`,
+    fw: `KUBE-FW-${hash}`,
+  };
+  const names = { chains, seps: new Map<string, string>() };
+  byProtocol.set(protocol, names);
   return names;
 }
 
@@ -127,6 +161,8 @@ export function endpointChain(servicePortName: string, protocol: string, endpoin
   let name = seps.get(endpoint);
   if (name === undefined) {
     name = `KUBE-SEP-${computeHash(servicePortName + protocol + endpoint)}`;
+    // Should this empty the caches, `seps` is left behind with them: the name is still right.
+    admitName();
     seps.set(endpoint, name);
   }
   return name;
