@@ -1,6 +1,10 @@
-// Network namespaces for the data-plane test: created, used and removed only by this test. Every
-// address is in 198.18.0.0/15; no namespace has a default route, so no packet can leave them.
+// Network namespaces for the data-plane tests: created, used and removed only by these tests.
+// Every address is in 198.18.0.0/15 or fd00::/8; no namespace has a default route, so no packet
+// can leave them.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { isIPv4, isIPv6 } from "node:net";
+import type { IPFamily } from "../../src/model/types.js";
 
 const ENV: NodeJS.ProcessEnv = {
   ...process.env,
@@ -8,12 +12,14 @@ const ENV: NodeJS.ProcessEnv = {
   LC_ALL: "C",
 };
 
-/** The only ranges the test may address. */
-const ALLOWED = /^198\.(18|19)\.\d{1,3}\.\d{1,3}$/;
+/** The only ranges the tests may address: 198.18.0.0/15 and fd00::/8 (first group fdXX). */
+const ALLOWED_V4 = /^198\.(18|19)\.\d{1,3}\.\d{1,3}$/;
+const ALLOWED_V6 = /^fd[0-9a-f]{2}:/i;
 
-/** Throws unless `ip` is inside 198.18.0.0/15: a guard on every address the test sends to. */
+/** Throws unless `ip` is inside 198.18.0.0/15 or fd00::/8: a guard on every address the tests send to. */
 export function assertTestAddress(ip: string): void {
-  if (!ALLOWED.test(ip)) throw new Error(`refusing to address ${ip}: outside 198.18.0.0/15`);
+  const ok = isIPv4(ip) ? ALLOWED_V4.test(ip) : isIPv6(ip) && ALLOWED_V6.test(ip);
+  if (!ok) throw new Error(`refusing to address ${ip}: outside 198.18.0.0/15 and fd00::/8`);
 }
 
 /** Runs a command synchronously (bounded); throws with its stderr when it fails. */
@@ -30,11 +36,12 @@ export function run(cmd: string, args: readonly string[], input?: string, timeou
   return r.stdout;
 }
 
-/** Why the data-plane test cannot run here, or null. */
-export function dataplaneSkipReason(): string | null {
+/** Why the data-plane test of `family` cannot run here, or null. */
+export function dataplaneSkipReason(family: IPFamily): string | null {
   if (process.platform !== "linux") return `needs Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return "needs root (network namespaces)";
-  for (const bin of ["ip", "iptables-restore"]) {
+  if (family === "IPv6" && !existsSync("/proc/sys/net/ipv6")) return "IPv6 is disabled in this kernel";
+  for (const bin of ["ip", family === "IPv4" ? "iptables-restore" : "ip6tables-restore"]) {
     if (spawnSync("sh", ["-c", `command -v ${bin}`], { env: ENV }).status !== 0)
       return `missing ${bin} (apt-get install iproute2 iptables)`;
   }
@@ -67,6 +74,24 @@ export class Lab {
   /** Runs `ip` inside a namespace. */
   ip(ns: string, ...args: string[]): string {
     return run("ip", ["-n", ns, ...args]);
+  }
+
+  /** Sets sysctls (`key=value`) inside a namespace. */
+  sysctl(ns: string, ...settings: string[]): void {
+    for (const kv of settings) this.exec(ns, "sysctl", ["-qw", kv]);
+  }
+
+  /** Resolves once no IPv6 address in the namespace is tentative (DAD over); throws on a DAD failure. */
+  async waitForIPv6Addresses(ns: string, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.ip(ns, "-6", "addr", "show", "dadfailed").trim() !== "")
+        throw new Error(`duplicate address detection failed in ${ns}`);
+      const tentative = this.ip(ns, "-6", "addr", "show", "tentative").trim();
+      if (tentative === "") return;
+      if (Date.now() > deadline) throw new Error(`addresses in ${ns} still tentative: ${tentative}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   /** Runs a command inside a namespace. */
@@ -116,20 +141,26 @@ export class Lab {
   }
 }
 
-/** A TCP + UDP server that answers every connection or datagram with `NAME PEER-ADDRESS`; exits by itself after a while. */
+/**
+ * A TCP + UDP server on the wildcard address of one family ("0.0.0.0" or "::", IPv6 only, so peers
+ * never show as ::ffff:…) that answers every connection or datagram with `NAME PEER-ADDRESS`;
+ * exits by itself after a while.
+ */
 export const SERVER_SCRIPT = `
 const net = require("net"), dgram = require("dgram");
-const [name, tcpPorts, udpPort, lifeMs] = process.argv.slice(1);
+const [name, tcpPorts, udpPort, lifeMs, host] = process.argv.slice(1);
+const v6 = host === "::";
 let pending = 0;
 const ready = () => { if (--pending === 0) process.stdout.write("ready\\n"); };
 for (const port of tcpPorts.split(",")) {
   pending++;
-  net.createServer((s) => { s.on("error", () => {}); s.end(name + " " + s.remoteAddress + "\\n"); }).listen(Number(port), "0.0.0.0", ready);
+  net.createServer((s) => { s.on("error", () => {}); s.end(name + " " + s.remoteAddress + "\\n"); })
+    .listen({ port: Number(port), host, ipv6Only: v6 }, ready);
 }
 pending++;
-const u = dgram.createSocket("udp4");
+const u = dgram.createSocket({ type: v6 ? "udp6" : "udp4", ipv6Only: v6 });
 u.on("message", (m, r) => u.send(name + " " + r.address, r.port, r.address));
-u.bind(Number(udpPort), "0.0.0.0", ready);
+u.bind(Number(udpPort), host, ready);
 setTimeout(() => process.exit(0), Number(lifeMs)).unref();
 setInterval(() => {}, 1 << 30);
 `;
@@ -153,7 +184,7 @@ function tcp() {
 }
 function udp() {
   return new Promise((done) => {
-    const s = dgram.createSocket("udp4");
+    const s = dgram.createSocket(net.isIPv6(host) ? "udp6" : "udp4");
     let finished = false;
     const finish = (r) => { if (!finished) { finished = true; clearTimeout(t); s.close(); done(r); } };
     const t = setTimeout(() => finish({ err: "ETIMEDOUT" }), timeoutMs);
