@@ -41,13 +41,8 @@ interface Side {
 
 /** Reads one side, or prints its problems and returns null. */
 function readSide(file: string, values: Values, family: IPFamily | undefined): Side | null {
-  let text: string;
-  try {
-    text = readInput(file);
-  } catch (e) {
-    writeErr((e as Error).message);
-    return null;
-  }
+  const text = readInput(file);
+  if (text === null) return null;
   const form = detectTextForm(text);
   if (form === "cluster") {
     const read = readClusterText(text);

@@ -38,13 +38,8 @@ function parse(argv: readonly string[]) {
  * read. Any problem fails: chains guessed from a half-read dump could delete the wrong ones.
  */
 function currentNatChains(file: string, family: IPFamily): string[] | null {
-  let text: string;
-  try {
-    text = readInput(file);
-  } catch (e) {
-    writeErr((e as Error).message);
-    return null;
-  }
+  const text = readInput(file);
+  if (text === null) return null;
   const { ruleSet, problems } = parseRules(text, { family });
   if (problems.length > 0) {
     for (const p of problems) writeErr(`${file}: ${formatProblem(p)}`);
@@ -60,14 +55,7 @@ export function runGenerate(argv: readonly string[]): number {
   const format = values.format ?? "save";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
   checkNodeOptions(values);
-  const text = (() => {
-    try {
-      return readInput(positionals[0] as string);
-    } catch (e) {
-      writeErr((e as Error).message);
-      return null;
-    }
-  })();
+  const text = readInput(positionals[0] as string);
   if (text === null) return EXIT_INPUT;
   const read = readClusterText(text);
   if (read.input === null || read.problems.length > 0) {

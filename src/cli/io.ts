@@ -1,13 +1,14 @@
 // File and stream access for the CLI: the only place that reads files or stdin.
 import { readFileSync } from "node:fs";
 
-/** Reads a file, or stdin for `-`. Throws a readable Error when it cannot. */
-export function readInput(file: string): string {
+/** Reads a file, or stdin for `-`; when it cannot, says why on stderr and returns `null`. */
+export function readInput(file: string): string | null {
   try {
     return readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new Error(`cannot read ${file === "-" ? "standard input" : file}: ${err.code ?? err.message}`);
+    writeErr(`cannot read ${file === "-" ? "standard input" : file}: ${err.code ?? err.message}`);
+    return null;
   }
 }
 

@@ -108,13 +108,8 @@ export function runTrace(argv: readonly string[]): number {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
-  let text: string;
-  try {
-    text = readInput(positionals[0] as string);
-  } catch (e) {
-    writeErr((e as Error).message);
-    return EXIT_INPUT;
-  }
+  const text = readInput(positionals[0] as string);
+  if (text === null) return EXIT_INPUT;
   const state = stateOf(text, values, family);
   if (state === null) return EXIT_INPUT;
   const inInterface =
