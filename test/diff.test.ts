@@ -5,7 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runDiff } from "../src/cli/diff.js";
-import { deltaOf, diffRules, formatDelta, isKubeProxyChain, summarizeDiff } from "../src/diff/index.js";
+import {
+  commonSubsequence,
+  deltaOf,
+  diffRules,
+  formatDelta,
+  isKubeProxyChain,
+  summarizeDiff,
+} from "../src/diff/index.js";
 import { parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
@@ -13,7 +20,7 @@ import { applyRestore } from "../src/ir/state.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { listVectors, readJson } from "./support/fixtures.js";
-import { randomCluster } from "./support/random-cluster.js";
+import { randomCluster, seededRng } from "./support/random-cluster.js";
 
 interface Sequence {
   name: string;
@@ -96,6 +103,41 @@ describe("diffRules", () => {
     const node = parseRulesOrThrow(dump);
     expect(diffRules(node, ours, { chains: isKubeProxyChain }).tables).toEqual([]);
     expect(diffRules(node, ours).tables).not.toEqual([]);
+  });
+});
+
+describe("commonSubsequence", () => {
+  // The length of a longest common subsequence, the slow and obvious way.
+  function lcsLength(a: readonly string[], b: readonly string[]): number {
+    let prev = new Array<number>(b.length + 1).fill(0);
+    for (const x of a) {
+      const row = [0];
+      for (let j = 0; j < b.length; j++)
+        row.push(x === b[j] ? (prev[j] as number) + 1 : Math.max(prev[j + 1] as number, row[j] as number));
+      prev = row;
+    }
+    return prev[b.length] as number;
+  }
+
+  it("returns a longest common subsequence, call after call of every size (its table is reused)", () => {
+    const rng = seededRng(11);
+    for (let round = 0; round < 400; round++) {
+      const n = rng.int(0, round % 3 === 0 ? 90 : 12);
+      const m = rng.int(0, round % 3 === 0 ? 45 : 12);
+      const alphabet = rng.int(1, 8);
+      const a = Array.from({ length: n }, () => String(rng.int(1, alphabet)));
+      const b = Array.from({ length: m }, () => String(rng.int(1, alphabet)));
+      const pairs = commonSubsequence(a, b);
+      pairs.forEach(([i, j], k) => {
+        expect(a[i]).toBe(b[j]);
+        if (k > 0) {
+          const [pi, pj] = pairs[k - 1] as [number, number];
+          expect(i > pi && j > pj).toBe(true);
+        }
+      });
+      // Exact below the table's limit (n · m ≤ 4096); above it, exact for unique keys only.
+      if (n * m <= 4096) expect(pairs.length, `${a.join(",")} / ${b.join(",")}`).toBe(lcsLength(a, b));
+    }
   });
 });
 

@@ -120,10 +120,18 @@ function countKeys(keys: readonly string[]): Map<string, number> {
   return m;
 }
 
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamily): ChainDiff | null {
   const old = listOf(a.rules, family);
   const next = listOf(b.rules, family);
   const policy = a.policy !== b.policy ? { old: a.policy, new: b.policy } : undefined;
+  // Most chains of two states of one node are equal: no edit script for them.
+  if (policy === undefined && sameKeys(old.keys, next.keys)) return null;
   const kept = commonSubsequence(old.keys, next.keys);
   if (kept.length === old.keys.length && kept.length === next.keys.length && policy === undefined)
     return null;

@@ -42,11 +42,19 @@ export function commonSubsequence(
   return lcsByOccurrence(oldKeys, newKeys);
 }
 
+// The DP table of every call, reused: (n + 1)(m + 1) ≤ 2 · DP_LIMIT + 2 cells when n · m ≤
+// DP_LIMIT. A fresh typed array per call lives outside the heap, and allocating (and later
+// finalizing) one per edited chain cost the incremental engine more than the edit itself.
+const TABLE = new Uint16Array(2 * DP_LIMIT + 2);
+
 function lcsByTable(a: readonly string[], b: readonly string[]): Array<[number, number]> {
   const n = a.length;
   const m = b.length;
   const w = m + 1;
-  const table = new Uint16Array((n + 1) * w);
+  const table = TABLE;
+  // Row n and column m are the DP's boundary (zero); every other cell is written before read.
+  table.fill(0, n * w, (n + 1) * w);
+  for (let i = 0; i < n; i++) table[i * w + m] = 0;
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
       table[i * w + j] =

@@ -7,10 +7,12 @@
  * @module
  */
 
+import { KubeIptablesError, type Problem } from "../errors.js";
 import { formatRestore } from "../format/restore.js";
 import { nodePortsTailRules } from "../generate/base-chains.js";
 import { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "../generate/context.js";
 import { assemblePayload, stateAfterFullSync } from "../generate/rules.js";
+import { applyRestore } from "../ir/state.js";
 import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";
 import { endpointsByPort, portKey } from "../kube/endpoints.js";
@@ -19,6 +21,7 @@ import { modelPolicies } from "../kube/to-model.js";
 import type { EndpointSlice, ProxyConfigInput, Service } from "../kube/types.js";
 import type { IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
+import { adoptionDelta, stateWith, stateWithout } from "./adopt.js";
 import { buildEntry, compareEntries, type PortEntry } from "./blocks.js";
 import { buildDelta, type PortChange, zeroCounts } from "./delta.js";
 import { PortOrder } from "./order.js";
@@ -28,6 +31,14 @@ import { ClusterIndex } from "./tracker.js";
 export interface SyncOptions {
   /** The family of this proxier, overriding `config.ipFamily`. */
   readonly family?: IPFamily;
+  /**
+   * What the node's kernel holds now: a state as `parseRules` reads `iptables-save` output (only
+   * `-A` rules; the filter and nat tables matter, others are left alone). The first update's
+   * delta then turns exactly this into the desired rules, leaving other programs' chains and
+   * rules as they are. Without it, the first update assumes a kernel that holds nothing but
+   * kube-proxy's jumps and their (empty) target chains.
+   */
+  readonly current?: RuleSet;
 }
 
 /** What one update did. */
@@ -58,7 +69,10 @@ export interface SyncStats {
   readonly largeClusterMode: boolean;
   /** Whether this update crossed the large-cluster threshold. */
   readonly modeChanged: boolean;
-  /** Whether this was the first update (the delta is then the full payload). */
+  /**
+   * Whether this was the first update (the delta is then the full payload, or, started from
+   * `current`, what turns the node's rules into the desired ones).
+   */
   readonly initial: boolean;
 }
 
@@ -84,19 +98,20 @@ export interface Sync {
    * the new rules, state and delta.
    */
   update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult;
-  /** The kernel state the deltas so far produce (before any update: the jumps alone). */
+  /** The kernel state the deltas so far produce (before any update: `current`, or the jumps alone). */
   readonly state: RuleSet;
   /** The resolved node settings. */
   readonly config: ProxyConfig;
 }
 
+// Computed on first call; `make` (and all it holds, e.g. a node's full dump) is let go then.
 function lazy<T>(make: () => T): () => T {
   let value: T | undefined;
-  let done = false;
+  let pending: (() => T) | null = make;
   return () => {
-    if (!done) {
-      value = make();
-      done = true;
+    if (pending !== null) {
+      value = pending();
+      pending = null;
     }
     return value as T;
   };
@@ -107,8 +122,32 @@ function portId(port: ServicePort): string {
 }
 
 /** The kernel before kube-proxy's first sync: built-in chains, its jump targets and the jumps. */
-function initialState(family: IPFamily): RuleSet {
-  return stateAfterFullSync({ family, tables: [] });
+function initialState(ctx: GenerationContext): RuleSet {
+  return stateAfterFullSync({ family: ctx.family, tables: [] }, ctx.traits);
+}
+
+/** Checks that `current` is a state of this family: a typed error naming what is wrong. */
+function checkCurrent(current: RuleSet, family: IPFamily): void {
+  const problems: Problem[] = [];
+  if (current.family !== family)
+    problems.push({
+      code: "INVALID_VALUE",
+      path: "current.family",
+      message: `${current.family} rules for an ${family} proxier`,
+      severity: "error",
+    });
+  current.tables.forEach((t, ti) => {
+    t.entries.forEach((e, ei) => {
+      if (e.kind === "rule" && e.op === "-A") return;
+      problems.push({
+        code: "INVALID_VALUE",
+        path: `current.tables[${ti}].entries[${ei}]`,
+        message: `${e.op} ${e.chain}: a state holds only -A rules (parse iptables-save output)`,
+        severity: "error",
+      });
+    });
+  });
+  if (problems.length > 0) throw new KubeIptablesError(problems);
 }
 
 /**
@@ -116,10 +155,16 @@ function initialState(family: IPFamily): RuleSet {
  * does no I/O and never mutates its inputs.
  *
  * @param config - The node's settings, as in a cluster file's `config` (defaults filled in).
+ * @param options - The family, and `current`: the node's rules to start from.
+ * @throws KubeIptablesError when `options.current` is not a state of the proxier's family.
  * @example
  * const sync = createSync({ hostname: "node-a" });
  * sync.update(services, slices).deltaText;                 // the full payload, first
  * sync.update(servicesWithOneChange, slices).deltaText;   // "*nat\n…\nCOMMIT\n": that change only
+ * @example
+ * // A restarted proxier: start from what the node holds (iptables-save output).
+ * const node = createSync({ hostname: "node-a" }, { current: parseRulesOrThrow(dump, { family: "IPv4" }) });
+ * node.update(services, slices).deltaText; // only what differs from the dump; Docker's rules untouched
  */
 export function createSync(config?: ProxyConfigInput, options: SyncOptions = {}): Sync {
   const resolved = resolveConfig(config, options.family === undefined ? {} : { ipFamily: options.family });
@@ -136,7 +181,13 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
   let totalEndpoints = 0;
   let largeMode = false;
   let synced = false;
-  let currentState: () => RuleSet = lazy(() => initialState(family));
+  // The node's rules to start from, until the first update has used them.
+  let start = options.current;
+  if (start !== undefined) checkCurrent(start, family);
+  const given = start;
+  let currentState: () => RuleSet = given === undefined ? lazy(() => initialState(normalCtx)) : () => given;
+  // Started from a node's state: what of it stays whatever the payload (set by the first update).
+  let rest: (() => RuleSet) | null = null;
 
   function update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult {
     const dirty = index.apply(services, endpointSlices);
@@ -210,12 +261,12 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     }
     const portsChanged = replaced.size;
 
-    // 3. The new generation order (copy on write: earlier results keep their snapshot).
+    // 3. The new generation order (persistent: earlier results keep their snapshot).
     const touched = added.length + removed.length + replaced.size;
     if (touched > 0) {
       const replacements = [...replaced.keys()].map((id) => entries.get(id) as PortEntry);
       order =
-        touched * 16 > order.entries.length
+        touched * 16 > order.size
           ? PortOrder.of([...entries.values()])
           : order.with(removed, replacements, added);
     }
@@ -224,29 +275,48 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     const counts = zeroCounts();
     let delta: RuleSet;
     const snapshot = order;
+    let firstPayload: RuleSet | null = null;
     if (!synced) {
-      delta = firstDelta(ctx, snapshot.entries, family);
-      counts.chainsCreated = snapshot.entries.reduce((n, e) => n + e.chains.size, 0);
+      const all = snapshot.toArray();
+      if (start === undefined) {
+        delta = firstDelta(ctx, all);
+        counts.chainsCreated = all.reduce((n, e) => n + e.chains.size, 0);
+      } else {
+        const payload = assemblePayload(
+          ctx,
+          all.map((e) => e.rules),
+        );
+        const node = start;
+        const adoption = adoptionDelta(node, payload, ctx.traits);
+        delta = adoption.delta;
+        Object.assign(counts, adoption.counts);
+        firstPayload = payload;
+        const after = lazy(() => applyRestore(node, adoption.delta, { noflush: true }));
+        rest = lazy(() => stateWithout(after(), payload));
+        start = undefined;
+      }
       totals = snapshot.totals();
     } else if (touched > 0) {
       const lengths = totals.map((t, s) => t + (tailLengths[s] as number));
-      // Each change at its index in the new order; a removed port where it would sort, before
+      // Each change at its position in the new order; a removed port where it would sort, before
       // the port now at that index.
-      const located: { at: number; rank: number; old: PortEntry | null; next: PortEntry | null }[] = [];
+      const located: { at: number; rank: number; change: PortChange }[] = [];
       removed.sort(compareEntries);
-      for (const old of removed) located.push({ at: snapshot.indexOf(old), rank: 0, old, next: null });
-      for (const next of added) located.push({ at: snapshot.indexOf(next), rank: 1, old: null, next });
+      for (const old of removed) {
+        const { at, start } = snapshot.position(old.id);
+        located.push({ at, rank: 0, change: { old, next: null, start } });
+      }
+      for (const next of added) {
+        const { at, start } = snapshot.position(next.id);
+        located.push({ at, rank: 1, change: { old: null, next, start } });
+      }
       for (const [id, old] of replaced) {
         const next = entries.get(id) as PortEntry;
-        located.push({ at: snapshot.indexOf(next), rank: 1, old, next });
+        const { at, start } = snapshot.position(id);
+        located.push({ at, rank: 1, change: { old, next, start } });
       }
       located.sort((x, y) => x.at - y.at || x.rank - y.rank);
-      const starts = snapshot.prefixSums(located.map((l) => l.at));
-      const changes: PortChange[] = located.map((l, i) => ({
-        old: l.old,
-        next: l.next,
-        start: starts[i] as number[],
-      }));
+      const changes = located.map((l) => l.change);
       delta = buildDelta(family, changes, lengths, counts);
       const nextTotals = totals.slice();
       for (const c of changes) {
@@ -261,13 +331,23 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     const initial = !synced;
     synced = true;
 
-    const ruleSet = lazy(() =>
-      assemblePayload(
-        ctx,
-        snapshot.entries.map((e) => e.rules),
-      ),
-    );
-    const state = touched > 0 || initial ? lazy(() => stateAfterFullSync(ruleSet())) : currentState;
+    const made = firstPayload;
+    const ruleSet =
+      made !== null
+        ? () => made
+        : lazy(() =>
+            assemblePayload(
+              ctx,
+              snapshot.toArray().map((e) => e.rules),
+            ),
+          );
+    const kept = rest;
+    const state =
+      touched > 0 || initial
+        ? lazy(() =>
+            kept === null ? stateAfterFullSync(ruleSet(), ctx.traits) : stateWith(kept(), ruleSet()),
+          )
+        : currentState;
     currentState = state;
     const deltaText = delta.tables.length === 0 ? "" : formatRestore(delta);
     const stats: SyncStats = {
@@ -312,14 +392,14 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
  * The first delta: the full payload, without declaring the chains the kernel already has (the
  * jump targets, which are empty until now).
  */
-function firstDelta(ctx: GenerationContext, order: readonly PortEntry[], family: IPFamily): RuleSet {
+function firstDelta(ctx: GenerationContext, order: readonly PortEntry[]): RuleSet {
   const payload = assemblePayload(
     ctx,
     order.map((e) => e.rules),
   );
-  const existing = initialState(family);
+  const existing = initialState(ctx);
   return {
-    family,
+    family: ctx.family,
     tables: payload.tables.map((table) => {
       const have = new Set(
         existing.tables.find((t) => t.name === table.name)?.chains.map((c) => c.name) ?? [],
