@@ -5,11 +5,19 @@
  * checks each rule with the canonicalizer, so that what iptables would refuse is a problem with
  * a line and column, never a silent skip.
  *
+ * Most lines of a large payload take a fast path: plain lines are split by {@link WordReader},
+ * and `-A` rules that {@link quickCheckRule} certainly accepts skip the canonicalizer (whose
+ * result the parser would only drop). Every other line, and every rule the quick check cannot
+ * vouch for (all invalid ones among them), takes the general path, so problems, their messages
+ * and their columns are the canonicalizer's. {@link parseRulesReference} runs the general path
+ * only; the tests hold the two to the same output.
+ *
  * @module
  */
 
 import { KubeIptablesError, type Problem } from "../errors.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../ir/canonical.js";
+import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../ir/canonical-quick.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { recordSourceLines } from "../ir/state.js";
 import {
@@ -22,7 +30,7 @@ import {
   type RuleSet,
   type Table,
 } from "../ir/types.js";
-import { TokenCache, tokenizeLine } from "./tokenize.js";
+import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /** Options of {@link parseRules}. */
 export interface ParseOptions {
@@ -100,16 +108,26 @@ function parseCounters(text: string): Counters | null {
 class Parser {
   readonly text: string;
   readonly backend: Backend;
+  /** Whether plain lines take the fast paths (off only in {@link parseRulesReference}). */
+  readonly fast: boolean;
+  /** Whether rules with IPv4 addresses may pass the quick check (false once the family is IPv6). */
+  readonly quickIPv4: boolean;
   readonly problems: Problem[] = [];
   readonly tables: Table[] = [];
   readonly pending: PendingRule[] = [];
   current: OpenTable | null = null;
   sawIPv6Address = false;
+  /** How many rules passed the quick check only as IPv4 (all wrong if the family turns out IPv6). */
+  quickIPv4Rules = 0;
   readonly tokens: TokenCache = new TokenCache();
+  readonly reader: WordReader;
 
-  constructor(text: string, backend: Backend) {
+  constructor(text: string, backend: Backend, fast: boolean, quickIPv4: boolean) {
     this.text = text;
     this.backend = backend;
+    this.fast = fast;
+    this.quickIPv4 = quickIPv4;
+    this.reader = new WordReader(text);
   }
 
   problem(line: number, column: number, message: string): void {
@@ -174,7 +192,41 @@ class Parser {
       return;
     }
     if (first === 58 /* : */) this.parseDeclaration(table, start, end, line);
-    else this.parseCommand(table, start, end, newline, line);
+    else if (!this.parseAppend(table, start, end, line)) this.parseCommand(table, start, end, newline, line);
+  }
+
+  /**
+   * The fast path for `-A CHAIN ARGS` lines whose argv passes {@link quickCheckRule}: no
+   * canonicalization, no pending check. Returns false (having recorded nothing) for any other
+   * line, which then takes the general path and gets the full check.
+   */
+  parseAppend(table: OpenTable, start: number, end: number, line: number): boolean {
+    const text = this.text;
+    if (
+      !this.fast ||
+      text.charCodeAt(start) !== 45 /* - */ ||
+      text.charCodeAt(start + 1) !== 65 /* A */ ||
+      text.charCodeAt(start + 2) !== 32
+    )
+      return false;
+    const reader = this.reader;
+    const count = reader.read(start + 3, end);
+    if (count < 1) return false;
+    const words = reader.words;
+    // `-c P B` anywhere in argv (even as another option's value) is the counters: general path.
+    for (let k = 1; k < count; k++) {
+      const w = words[k] as string;
+      if (w.length < 15 && (w === "-c" || w === "--set-counters")) return false;
+    }
+    const verdict = quickCheckRule(words, this.quickIPv4, 1, count);
+    if (verdict === QUICK_UNKNOWN) return false;
+    // No family detection needed: in argv the check accepts, an address flag is followed by a
+    // dotted quad and any other word by an option name or `!`, never by a value with `:`.
+    if (verdict === QUICK_VALID_IPV4) this.quickIPv4Rules++;
+    const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1, count) };
+    table.entries.push(rule);
+    table.entryLines.push(line);
+    return true;
   }
 
   checkChainName(name: string, line: number, column: number): boolean {
@@ -199,27 +251,31 @@ class Parser {
   }
 
   parseDeclaration(table: OpenTable, start: number, end: number, line: number): void {
-    const starts: number[] = [];
-    const parts = tokenizeLine(this.text, start + 1, end, false, starts);
-    const name = parts[0] ?? "";
+    let count = this.fast ? this.reader.read(start + 1, end) : -1;
+    let parts: readonly string[] = this.reader.words;
+    if (count < 0) {
+      parts = tokenizeLine(this.text, start + 1, end, false);
+      count = parts.length;
+    }
+    const name = count > 0 ? (parts[0] as string) : "";
     if (!this.checkChainName(name, line, 2)) return;
-    const policy = parts[1];
-    if (policy === undefined) {
+    if (count < 2) {
       this.problem(line, 1, `line ${line} policy invalid`);
       return;
     }
+    const policy = parts[1] as string;
     let counters: Counters | undefined;
-    const countersText = parts[2];
-    if (countersText !== undefined) {
+    if (count > 2) {
+      const countersText = parts[2] as string;
       const parsed = parseCounters(countersText);
       if (parsed === null) {
-        this.problem(line, (starts[2] ?? start) - start + 1, `invalid counters \`${countersText}'`);
+        this.problem(line, this.declarationColumn(start, end, 2), `invalid counters \`${countersText}'`);
         return;
       }
       counters = parsed;
     }
-    if (parts.length > 3) {
-      this.problem(line, (starts[3] ?? start) - start + 1, `Bad argument \`${parts[3]}'`);
+    if (count > 3) {
+      this.problem(line, this.declarationColumn(start, end, 3), `Bad argument \`${parts[3]}'`);
       return;
     }
     const isBuiltin = (BUILTIN_CHAINS[table.name] ?? []).includes(name);
@@ -229,6 +285,13 @@ class Parser {
         : { name, policy: policy === "-" ? null : policy, counters };
     table.chains.push(decl);
     table.chainLines.push(line);
+  }
+
+  /** The 1-based column of argument `k` of a declaration line (only for error messages). */
+  declarationColumn(start: number, end: number, k: number): number {
+    const starts: number[] = [];
+    tokenizeLine(this.text, start + 1, end, false, starts);
+    return (starts[k] ?? start) - start + 1;
   }
 
   parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
@@ -432,9 +495,35 @@ function hasIPv6Address(args: readonly string[]): boolean {
  * problems[0] // { code: "PARSE", line: 3, column: 28, message: "invalid port/service `99999' specified", … }
  */
 export function parseRules(text: string, options?: ParseOptions): ParseResult {
-  const parser = new Parser(text, options?.backend ?? "nft");
+  return parse(text, options, true);
+}
+
+/**
+ * {@link parseRules} without its fast paths: every line through {@link tokenizeLine} and every
+ * rule through the canonicalizer. Not public; the tests check that both give the same result.
+ *
+ * @internal
+ * @param text - The text.
+ * @param options - Family and backend.
+ * @returns What {@link parseRules} returns.
+ * @example
+ * parseRulesReference("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n").problems // []
+ */
+export function parseRulesReference(text: string, options?: ParseOptions): ParseResult {
+  return parse(text, options, false);
+}
+
+function parse(text: string, options: ParseOptions | undefined, fast: boolean): ParseResult {
+  const backend = options?.backend ?? "nft";
+  let parser = new Parser(text, backend, fast, options?.family !== "IPv6");
   parser.run();
   const family: IPFamily = options?.family ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
+  if (family === "IPv6" && parser.quickIPv4Rules > 0) {
+    // IPv4 addresses in an IPv6 rule set: those rules are wrong after all. Read the text again
+    // with the family known, so that they get the full check (and their problems).
+    parser = new Parser(text, backend, fast, false);
+    parser.run();
+  }
   parser.checkRules(family);
   parser.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { ruleSet: { family, tables: parser.tables }, problems: parser.problems };
