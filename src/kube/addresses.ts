@@ -5,8 +5,9 @@
  *
  * @module
  */
+
+import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
-import { scanIPv4, scanIPv6 } from "./ip-scan.js";
 import { DECIMAL, IPV4_LENIENT, LEADING_ZERO } from "./patterns.js";
 
 /** What {@link examine} found: the family the text looks like, and why it is invalid (if so). */
@@ -140,6 +141,23 @@ export function ipFamilyOf(text: string): IPFamily | undefined {
 }
 
 /**
+ * {@link specialIPProblem} for an IPv4 address already scanned (see `scanIPv4`).
+ *
+ * @param v - the address as an unsigned 32-bit number
+ * @example
+ * specialIPv4Problem(0x7f000001) // "is a loopback address (127.0.0.0/8, ::1/128)"
+ */
+export function specialIPv4Problem(v: number): string | undefined {
+  const a = v >>> 24;
+  const b = (v >>> 16) & 255;
+  if (v === 0) return "is the unspecified address";
+  if (a === 127) return "is a loopback address (127.0.0.0/8, ::1/128)";
+  if (a === 169 && b === 254) return "is a link-local address (169.254.0.0/16, fe80::/10)";
+  if (v >>> 8 === 0xe00000) return "is a link-local multicast address (224.0.0.0/24, ff02::/16)";
+  return undefined;
+}
+
+/**
  * Says why a valid IP address may not be used as an endpoint or external IP (the API server's
  * `ValidateNonSpecialIP`): unspecified, loopback, link-local or link-local multicast.
  *
@@ -152,14 +170,7 @@ export function ipFamilyOf(text: string): IPFamily | undefined {
 export function specialIPProblem(text: string): string | undefined {
   if (!text.includes(":")) {
     const v = scanIPv4(text, 0, text.length);
-    if (v < 0) return undefined;
-    const a = v >>> 24;
-    const b = (v >>> 16) & 255;
-    if (v === 0) return "is the unspecified address";
-    if (a === 127) return "is a loopback address (127.0.0.0/8, ::1/128)";
-    if (a === 169 && b === 254) return "is a link-local address (169.254.0.0/16, fe80::/10)";
-    if (v >>> 8 === 0xe00000) return "is a link-local multicast address (224.0.0.0/24, ff02::/16)";
-    return undefined;
+    return v < 0 ? undefined : specialIPv4Problem(v);
   }
   if (!scanIPv6(text, groups)) return undefined;
   const first = groups[0] ?? 0;

@@ -7,7 +7,7 @@
 import { KubeIptablesError, type Problem } from "../errors.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { modelFromInput } from "./to-model.js";
-import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 
 /** Options of {@link prepareCluster}. */
@@ -65,14 +65,20 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
     else badSlices.add(Number(m[2]));
   }
   if (fatal || (options.strict === true && errors.length > 0)) return { model: null, problems };
-  const services = (input.services ?? []).filter((_, i) => !badServices.has(i)) as Service[];
-  const endpointSlices = (input.endpointSlices ?? []).filter((_, i) => !badSlices.has(i)) as EndpointSlice[];
+  const services = without(input.services ?? [], badServices);
+  const endpointSlices = without(input.endpointSlices ?? [], badSlices);
   const modelOptions = {
     ...(options.family === undefined ? {} : { family: options.family }),
     ...(options.config === undefined ? {} : { config: options.config }),
   };
   const model = modelFromInput({ ...input, services, endpointSlices }, modelOptions);
   return { model, problems };
+}
+
+/** The items whose index is not in `bad` (the list itself when none is). */
+function without<T>(items: readonly T[], bad: ReadonlySet<number>): readonly T[] {
+  if (bad.size === 0) return items;
+  return items.filter((_, i) => !bad.has(i));
 }
 
 /**

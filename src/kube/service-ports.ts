@@ -17,8 +17,8 @@ export const IGNORED_OBJECT_LABELS: readonly string[] = [
   "service.kubernetes.io/headless",
 ];
 
-/** Why kube-proxy ignores a whole Service, or `null` when it handles it. */
-export function serviceSkipReason(service: Service, family: IPFamily): string | null {
+/** Why kube-proxy ignores a Service whatever the family, or `null`. */
+function ignoredReason(service: Service): string | null {
   const labels = service.metadata.labels;
   if (labels !== undefined) {
     for (const label of IGNORED_OBJECT_LABELS) {
@@ -30,8 +30,23 @@ export function serviceSkipReason(service: Service, family: IPFamily): string | 
   if (spec.clusterIP === undefined || spec.clusterIP === "" || spec.clusterIP === "None") {
     return "it is headless (no cluster IP)";
   }
+  return null;
+}
+
+/** Why kube-proxy ignores a whole Service, or `null` when it handles it. */
+export function serviceSkipReason(service: Service, family: IPFamily): string | null {
+  const reason = ignoredReason(service);
+  if (reason !== null) return reason;
   if (clusterIPOf(service, family) === null) return `it has no ${family} cluster IP`;
   return null;
+}
+
+/**
+ * The cluster IP of one family (canonical) when kube-proxy handles the Service, else `null`:
+ * {@link serviceSkipReason} and {@link clusterIPOf} in one step.
+ */
+export function handledClusterIP(service: Service, family: IPFamily): string | null {
+  return ignoredReason(service) === null ? clusterIPOf(service, family) : null;
 }
 
 /** The cluster IP of one family, canonical, or `null`. */
@@ -52,9 +67,27 @@ export function clusterIPOf(service: Service, family: IPFamily): string | null {
   return null;
 }
 
-function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamily): string[] {
+/** The model's protocol: a constant for the three valid ones, so nothing is allocated per port. */
+function lowerProtocol(protocol: string): Protocol {
+  switch (protocol) {
+    case "TCP":
+      return "tcp";
+    case "UDP":
+      return "udp";
+    case "SCTP":
+      return "sctp";
+    default:
+      return protocol.toLowerCase() as Protocol;
+  }
+}
+
+/** Shared by every port without addresses or endpoints of that kind (the model is read-only). */
+const NONE: readonly never[] = [];
+
+function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamily): readonly string[] {
+  if (texts === undefined || texts.length === 0) return NONE;
   const out: string[] = [];
-  for (const text of texts ?? []) {
+  for (const text of texts) {
     const ip = canonicalIP(text);
     if (ip !== null && familyOf(ip) === family) out.push(ip);
   }
@@ -78,22 +111,48 @@ export function servicePortsOf(
   endpoints?: ReadonlyMap<string, readonly Endpoint[]>,
   honorIPMode = true,
 ): ServicePort[] {
-  if (serviceSkipReason(service, family) !== null) return [];
+  const clusterIP = handledClusterIP(service, family);
+  const out: ServicePort[] = [];
+  if (clusterIP !== null) pushServicePorts(out, service, clusterIP, family, endpoints, honorIPMode);
+  return out;
+}
+
+/**
+ * Appends the service ports of a Service that kube-proxy handles to `out` (see
+ * {@link servicePortsOf}; `clusterIP` is its {@link handledClusterIP}).
+ */
+export function pushServicePorts(
+  out: ServicePort[],
+  service: Service,
+  clusterIP: string,
+  family: IPFamily,
+  endpoints: ReadonlyMap<string, readonly Endpoint[]> | undefined,
+  honorIPMode: boolean,
+): void {
   const spec = service.spec;
-  const clusterIP = clusterIPOf(service, family) as string;
   const type = spec.type ?? "ClusterIP";
   const externalIPs = addressesOfFamily(spec.externalIPs, family);
-  const loadBalancerVIPs: string[] = [];
-  for (const ingress of service.status?.loadBalancer?.ingress ?? []) {
-    if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy"))
-      continue;
-    const ip = canonicalIP(ingress.ip);
-    if (ip !== null && familyOf(ip) === family) loadBalancerVIPs.push(ip);
+  const ingresses = service.status?.loadBalancer?.ingress;
+  let loadBalancerVIPs: readonly string[] = NONE;
+  if (ingresses !== undefined && ingresses.length > 0) {
+    const vips: string[] = [];
+    for (const ingress of ingresses) {
+      if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy"))
+        continue;
+      const ip = canonicalIP(ingress.ip);
+      if (ip !== null && familyOf(ip) === family) vips.push(ip);
+    }
+    loadBalancerVIPs = vips;
   }
-  const loadBalancerSourceRanges: string[] = [];
-  for (const range of spec.loadBalancerSourceRanges ?? []) {
-    const cidr = parseCidr(range.trim());
-    if (cidr !== null && cidr.family === family) loadBalancerSourceRanges.push(cidr.text);
+  let loadBalancerSourceRanges: readonly string[] = NONE;
+  const ranges = spec.loadBalancerSourceRanges;
+  if (ranges !== undefined && ranges.length > 0) {
+    const cidrs: string[] = [];
+    for (const range of ranges) {
+      const cidr = parseCidr(range.trim());
+      if (cidr !== null && cidr.family === family) cidrs.push(cidr.text);
+    }
+    loadBalancerSourceRanges = cidrs;
   }
   const externallyAccessibleService =
     type === "LoadBalancer" || type === "NodePort" || (spec.externalIPs?.length ?? 0) > 0;
@@ -104,15 +163,18 @@ export function servicePortsOf(
       : 0;
   const healthCheckNodePort =
     type === "LoadBalancer" && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
-  const noEndpoints: readonly Endpoint[] = [];
-  return (spec.ports ?? []).map((port): ServicePort => {
+  const namespace = service.metadata.namespace ?? "";
+  const name = service.metadata.name ?? "";
+  const internalPolicyLocal = spec.internalTrafficPolicy === "Local";
+  const trafficDistribution = spec.trafficDistribution ?? "";
+  for (const port of spec.ports ?? NONE) {
     const portName = port.name ?? "";
     const protocol = port.protocol ?? "TCP";
-    return {
-      namespace: service.metadata.namespace ?? "",
-      name: service.metadata.name ?? "",
+    out.push({
+      namespace,
+      name,
       portName,
-      protocol: protocol.toLowerCase() as Protocol,
+      protocol: lowerProtocol(protocol),
       clusterIP,
       port: port.port,
       nodePort: port.nodePort ?? 0,
@@ -121,10 +183,10 @@ export function servicePortsOf(
       loadBalancerSourceRanges,
       stickyMaxAgeSeconds,
       externalPolicyLocal,
-      internalPolicyLocal: spec.internalTrafficPolicy === "Local",
+      internalPolicyLocal,
       healthCheckNodePort,
-      trafficDistribution: spec.trafficDistribution ?? "",
-      endpoints: endpoints?.get(portKey(portName, protocol)) ?? noEndpoints,
-    };
-  });
+      trafficDistribution,
+      endpoints: endpoints?.get(portKey(portName, protocol)) ?? NONE,
+    });
+  }
 }

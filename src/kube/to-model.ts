@@ -5,8 +5,9 @@
  */
 import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { resolveConfig } from "./config.js";
-import { type DuplicatePolicy, endpointsByPort, sliceServiceKey } from "./endpoints.js";
-import { servicePortsOf, serviceSkipReason } from "./service-ports.js";
+import { type DuplicatePolicy, endpointsByPort } from "./endpoints.js";
+import { handledClusterIP, pushServicePorts } from "./service-ports.js";
+import { SliceIndex } from "./slice-index.js";
 import type { ClusterInput, EndpointSlice, Service } from "./types.js";
 
 /**
@@ -18,27 +19,33 @@ export function buildModel(
   endpointSlices: readonly EndpointSlice[],
   config: ProxyConfig,
 ): ClusterModel {
+  return { config, servicePorts: collectServicePorts(services, new SliceIndex(endpointSlices), config) };
+}
+
+// Each loop of model building has a function (or class) of its own that ends with the loop:
+// V8 optimizes a long loop while it runs (on-stack replacement), and code after the loop that
+// had not run yet then sent that optimized code back to the interpreter on every later call.
+
+/** The service ports of every Service kube-proxy handles, with their endpoints. */
+function collectServicePorts(
+  services: readonly Service[],
+  slices: SliceIndex,
+  config: ProxyConfig,
+): ServicePort[] {
   const family: IPFamily = config.ipFamily;
-  const slicesByService = new Map<string, EndpointSlice[]>();
-  for (const slice of endpointSlices) {
-    const key = sliceServiceKey(slice);
-    if (key === null) continue;
-    const list = slicesByService.get(key);
-    if (list === undefined) slicesByService.set(key, [slice]);
-    else list.push(slice);
-  }
-  const servicePorts: ServicePort[] = [];
   const { duplicates, honorIPMode } = modelPolicies(config);
-  for (const service of services) {
+  const servicePorts: ServicePort[] = [];
+  for (let i = 0; i < services.length; i++) {
+    const service = services[i] as Service;
     // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
-    if (serviceSkipReason(service, family) !== null) continue;
-    const key = `${service.metadata.namespace ?? ""}/${service.metadata.name ?? ""}`;
-    const slices = slicesByService.get(key);
+    const clusterIP = handledClusterIP(service, family);
+    if (clusterIP === null) continue;
+    const own = slices.slicesOf(service.metadata.namespace, service.metadata.name);
     const endpoints =
-      slices === undefined ? undefined : endpointsByPort(slices, family, config.hostname, duplicates);
-    for (const port of servicePortsOf(service, family, endpoints, honorIPMode)) servicePorts.push(port);
+      own.length === 0 ? undefined : endpointsByPort(own, family, config.hostname, duplicates);
+    pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode);
   }
-  return { config, servicePorts };
+  return servicePorts;
 }
 
 /** How a profile reads the API objects: which duplicate endpoint wins, whether `ipMode` counts. */

@@ -5,6 +5,10 @@
  * @module
  */
 import {
+  asNumber,
+  asObject,
+  asRequired,
+  asString,
   checkCIDR,
   checkEnum,
   checkInteger,
@@ -14,10 +18,6 @@ import {
   checkSafeText,
   checkStringList,
   readBoolean,
-  readNumber,
-  readObject,
-  readString,
-  required,
 } from "./validate-fields.js";
 import { interfaceName, interfacePrefix } from "./validate-names.js";
 import { choices, type JsonObject, type Report, show } from "./validate-report.js";
@@ -82,26 +82,26 @@ export function checkKnownKeys(
 
 /** Validates `config`; the report's current path is the input's root. */
 export function validateConfig(r: Report, root: JsonObject): void {
-  const config = readObject(r, root, "config");
+  const config = asObject(r, "config", root.config);
   if (config === undefined) return;
   r.enter("config");
   checkKnownKeys(r, config, CONFIG_KEYS, "config");
 
-  const family = readString(r, config, "ipFamily");
+  const family = asString(r, "ipFamily", config.ipFamily);
   if (family !== undefined) checkEnum(r, "ipFamily", family, FAMILIES, "an IP family");
 
-  const hostname = readString(r, config, "hostname");
+  const hostname = asString(r, "hostname", config.hostname);
   if (hostname !== undefined) checkSafeText(r, "hostname", hostname);
 
-  checkStringList(r, config, "nodeIPs", (r, i, ip) => void checkIP(r, i, ip));
-  checkLabels(r, config, "nodeLabels");
+  checkStringList(r, "nodeIPs", config.nodeIPs, (r, i, ip) => void checkIP(r, i, ip));
+  checkLabels(r, "nodeLabels", config.nodeLabels);
   validateDetectLocal(r, config);
 
   for (const key of BOOLEAN_KEYS) readBoolean(r, config, key);
-  const bit = readNumber(r, config, "masqueradeBit");
+  const bit = asNumber(r, "masqueradeBit", config.masqueradeBit);
   if (bit !== undefined) checkInteger(r, "masqueradeBit", bit, 0, 31, "a mark bit");
 
-  const addresses = checkStringList(r, config, "nodePortAddresses", (r, i, text) => {
+  const addresses = checkStringList(r, "nodePortAddresses", config.nodePortAddresses, (r, i, text) => {
     if (text !== "primary") checkCIDR(r, i, text);
   });
   if (addresses !== undefined && addresses.length > 1 && addresses.includes("primary")) {
@@ -112,25 +112,37 @@ export function validateConfig(r: Report, root: JsonObject): void {
     );
   }
 
-  const profile = readString(r, config, "profile");
+  const profile = asString(r, "profile", config.profile);
   if (profile !== undefined) checkEnum(r, "profile", profile, PROFILES, "a profile");
   r.leave();
 }
 
 function validateDetectLocal(r: Report, config: JsonObject): void {
-  const detect = readObject(r, config, "detectLocal");
+  const detect = asObject(r, "detectLocal", config.detectLocal);
   if (detect === undefined) return;
   r.enter("detectLocal");
-  const mode = required(r, detect, "mode", readString, `is required (${choices(DETECT_MODES)})`);
+  const mode = asRequired(r, "mode", detect.mode, asString, `is required (${choices(DETECT_MODES)})`);
   if (mode !== undefined && checkEnum(r, "mode", mode, DETECT_MODES, "a detect-local mode")) {
     checkKnownKeys(r, detect, DETECT_KEYS[mode], `detectLocal mode ${mode}`);
     if (mode === "ClusterCIDR" || mode === "NodeCIDR") {
-      checkStringList(r, detect, "cidrs", (r, i, text) => void checkCIDR(r, i, text));
+      checkStringList(r, "cidrs", detect.cidrs, (r, i, text) => void checkCIDR(r, i, text));
     } else if (mode === "BridgeInterface") {
-      const name = required(r, detect, "interface", readString, "is required for mode BridgeInterface");
+      const name = asRequired(
+        r,
+        "interface",
+        detect.interface,
+        asString,
+        "is required for mode BridgeInterface",
+      );
       if (name !== undefined) checkName(r, "interface", name, interfaceName, "interface name");
     } else if (mode === "InterfaceNamePrefix") {
-      const prefix = required(r, detect, "prefix", readString, "is required for mode InterfaceNamePrefix");
+      const prefix = asRequired(
+        r,
+        "prefix",
+        detect.prefix,
+        asString,
+        "is required for mode InterfaceNamePrefix",
+      );
       if (prefix !== undefined) checkName(r, "prefix", prefix, interfacePrefix, "interface name prefix");
     }
   }

@@ -4,12 +4,13 @@
  * @module
  */
 import {
+  asObject,
+  asRequired,
+  asString,
   checkLabels,
   checkName,
   checkStringMap,
-  readObject,
-  readString,
-  required,
+  checkUniqueName,
 } from "./validate-fields.js";
 import { dns1123Label, type NameRule } from "./validate-names.js";
 import type { JsonObject, Report } from "./validate-report.js";
@@ -46,15 +47,15 @@ export function validateMetadata(
   nameRule: NameRule,
   noun: string,
 ): MetadataFacts {
-  const meta = required(r, obj, "metadata", readObject, "is required");
+  const meta = asRequired(r, "metadata", obj.metadata, asObject, "is required");
   if (meta === undefined) return NONE;
   r.enter("metadata");
-  const name = required(r, meta, "name", readString, "is required");
-  const nameOk = name !== undefined && checkName(r, "name", name, nameRule, noun);
-  const namespace = required(r, meta, "namespace", readString, "is required");
+  const name = asRequired(r, "name", meta.name, asString, "is required");
+  const nameOk = name !== undefined && checkUniqueName(r, "name", name, nameRule, noun);
+  const namespace = asRequired(r, "namespace", meta.namespace, asString, "is required");
   const namespaceOk =
     namespace !== undefined && checkName(r, "namespace", namespace, dns1123Label, "namespace");
-  const labels = checkLabels(r, meta, "labels");
+  const labels = checkLabels(r, "labels", meta.labels);
   let unwatched = false;
   if (labels !== undefined) {
     for (const label of UNWATCHED_LABELS) {
@@ -65,7 +66,7 @@ export function validateMetadata(
       r.leave();
     }
   }
-  checkStringMap(r, meta, "annotations");
+  checkStringMap(r, "annotations", meta.annotations);
   r.leave();
   return {
     name: nameOk ? name : undefined,

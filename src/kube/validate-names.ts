@@ -12,7 +12,6 @@ import {
   HAS_LETTER,
   IANA_SVC_NAME_CHARS,
   LABEL_VALUE,
-  UNSAFE_CHAR,
 } from "./patterns.js";
 
 /** A name rule: why `text` breaks it, or `undefined`. */
@@ -27,9 +26,9 @@ export type NameRule = (text: string) => string | undefined;
  * unsafeTextProblem("web") // undefined
  */
 export function unsafeTextProblem(text: string): string | undefined {
-  const m = UNSAFE_CHAR.exec(text);
-  if (m === null) return undefined;
-  const ch = m[0];
+  const at = unsafeCharAt(text);
+  if (at < 0) return undefined;
+  const ch = text.charAt(at);
   switch (ch) {
     case '"':
       return "a double quote";
@@ -45,6 +44,19 @@ export function unsafeTextProblem(text: string): string | undefined {
     default:
       return `a control character (U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")})`;
   }
+}
+
+/**
+ * Where the first character that must never reach rule text is (a quote, backslash, C0 or C1
+ * control, DEL; the characters of `UNSAFE_CHAR`), or -1. A loop rather than the regex: it runs
+ * on nearly every string of the input, and for short strings the loop is several times faster.
+ */
+function unsafeCharAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x27 || c === 0x5c || (c >= 0x7f && c <= 0x9f)) return i;
+  }
+  return -1;
 }
 
 /** DNS-1035 label (Service names). */

@@ -6,6 +6,7 @@
  */
 import { type ErrorCode, type Problem, problem, warning } from "../errors.js";
 import { MESSAGE_UNSAFE, PATH_IDENTIFIER } from "./patterns.js";
+import type { NameRule } from "./validate-names.js";
 
 /** One step of a JSON path: an object key or an array index. */
 export type PathKey = string | number;
@@ -13,11 +14,31 @@ export type PathKey = string | number;
 /** A plain JSON object. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
-/** Collects problems; `enter`/`leave` move the current path down and up one step. */
+/**
+ * Collects problems; `enter`/`leave` move the current path down and up one step. It also
+ * remembers which strings already passed which name rule, for the length of one validation:
+ * node, zone, namespace, port and label names repeat across thousands of objects.
+ */
 export class Report {
   /** Every problem so far, in the order found. */
   readonly problems: Problem[] = [];
   private readonly stack: PathKey[] = [];
+  /** The rules each string passed: one rule (nearly always), or several. */
+  private readonly passed = new Map<string, NameRule | NameRule[]>();
+
+  /** Whether `text` already passed `rule` (see {@link Report.pass}). */
+  hasPassed(rule: NameRule, text: string): boolean {
+    const rules = this.passed.get(text);
+    return rules === rule || (Array.isArray(rules) && rules.includes(rule));
+  }
+
+  /** Remembers that `text` passed `rule` (a name rule, with text safety). */
+  pass(rule: NameRule, text: string): void {
+    const rules = this.passed.get(text);
+    if (rules === undefined) this.passed.set(text, rule);
+    else if (!Array.isArray(rules)) this.passed.set(text, [rules, rule]);
+    else rules.push(rule);
+  }
 
   /** Moves the current path down one step. */
   enter(key: PathKey): void {

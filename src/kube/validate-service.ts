@@ -7,6 +7,12 @@
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
 import {
+  asArray,
+  asBoolean,
+  asNumber,
+  asObject,
+  asRequired,
+  asString,
   checkCIDR,
   checkEnum,
   checkInteger,
@@ -15,14 +21,9 @@ import {
   checkPort,
   checkStringList,
   checkStringMap,
+  checkUniqueName,
   isAbsent,
   objectAt,
-  readArray,
-  readBoolean,
-  readNumber,
-  readObject,
-  readString,
-  required,
   stringAt,
   typeError,
 } from "./validate-fields.js";
@@ -79,7 +80,7 @@ export function validateService(
   if (svc === undefined) return undefined;
   r.enter(index);
   const meta = validateMetadata(r, svc, dns1035Label, "Service name");
-  const spec = required(r, svc, "spec", readObject, "is required");
+  const spec = asRequired(r, "spec", svc.spec, asObject, "is required");
   let info: ServiceInfo | undefined;
   if (spec !== undefined) {
     r.enter("spec");
@@ -133,8 +134,13 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
   const portProtocols: string[] = [];
   validatePorts(r, spec, type, headless, nodePorts, portNames, portProtocols);
 
-  const externalIPs = checkStringList(r, spec, "externalIPs", checkExternalIP);
-  const ranges = checkStringList(r, spec, "loadBalancerSourceRanges", checkSourceRange);
+  const externalIPs = checkStringList(r, "externalIPs", spec.externalIPs, checkExternalIP);
+  const ranges = checkStringList(
+    r,
+    "loadBalancerSourceRanges",
+    spec.loadBalancerSourceRanges,
+    checkSourceRange,
+  );
   if (ranges !== undefined && ranges.length > 0 && type !== "LoadBalancer" && type !== undefined) {
     r.error(
       "INVALID_VALUE",
@@ -144,7 +150,7 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
   }
 
   const external = nodePorts || (type === "ClusterIP" && externalIPs !== undefined && externalIPs.length > 0);
-  const etp = readString(r, spec, "externalTrafficPolicy");
+  const etp = asString(r, "externalTrafficPolicy", spec.externalTrafficPolicy);
   if (
     etp !== undefined &&
     checkEnum(r, "externalTrafficPolicy", etp, POLICIES, "a traffic policy") &&
@@ -157,10 +163,10 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
       `${show(etp)} may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)`,
     );
   }
-  const itp = readString(r, spec, "internalTrafficPolicy");
+  const itp = asString(r, "internalTrafficPolicy", spec.internalTrafficPolicy);
   if (itp !== undefined) checkEnum(r, "internalTrafficPolicy", itp, POLICIES, "a traffic policy");
 
-  const hc = readNumber(r, spec, "healthCheckNodePort");
+  const hc = asNumber(r, "healthCheckNodePort", spec.healthCheckNodePort);
   if (hc !== undefined && hc !== 0 && checkPort(r, "healthCheckNodePort", hc)) {
     if (type !== undefined && (type !== "LoadBalancer" || etp !== "Local")) {
       r.error(
@@ -174,9 +180,15 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
   validateAffinity(r, spec);
 
   if (type === "ExternalName") {
-    const name = required(r, spec, "externalName", readString, "is required for an ExternalName Service");
+    const name = asRequired(
+      r,
+      "externalName",
+      spec.externalName,
+      asString,
+      "is required for an ExternalName Service",
+    );
     if (name !== undefined)
-      checkName(
+      checkUniqueName(
         r,
         "externalName",
         name.endsWith(".") ? name.slice(0, -1) : name,
@@ -184,14 +196,14 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
         "DNS name",
       );
   } else {
-    readString(r, spec, "externalName");
+    asString(r, "externalName", spec.externalName);
   }
 
-  const distribution = readString(r, spec, "trafficDistribution");
+  const distribution = asString(r, "trafficDistribution", spec.trafficDistribution);
   if (distribution !== undefined)
     checkEnum(r, "trafficDistribution", distribution, DISTRIBUTIONS, "a traffic distribution");
 
-  const allocate = readBoolean(r, spec, "allocateLoadBalancerNodePorts");
+  const allocate = asBoolean(r, "allocateLoadBalancerNodePorts", spec.allocateLoadBalancerNodePorts);
   if (allocate !== undefined && type !== "LoadBalancer" && type !== undefined) {
     r.error(
       "INVALID_VALUE",
@@ -199,13 +211,13 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
       `may only be set on a LoadBalancer Service, not a ${type} Service`,
     );
   }
-  checkStringMap(r, spec, "selector");
+  checkStringMap(r, "selector", spec.selector);
   return { type, clusterIPs, portNames, portProtocols };
 }
 
 /** The Service type (default ClusterIP), or `undefined` when it is not a known one. */
 function readType(r: Report, spec: JsonObject): ServiceType | undefined {
-  const text = readString(r, spec, "type") ?? "ClusterIP";
+  const text = asString(r, "type", spec.type) ?? "ClusterIP";
   return checkEnum(r, "type", text, TYPES, "a Service type") ? text : undefined;
 }
 
@@ -221,8 +233,8 @@ function checkSourceRange(r: Report, index: number, text: string): void {
 }
 
 function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | undefined): string[] {
-  const single = readString(r, spec, "clusterIP");
-  const list = readArray(r, spec, "clusterIPs");
+  const single = asString(r, "clusterIP", spec.clusterIP);
+  const list = asArray(r, "clusterIPs", spec.clusterIPs);
   const fromList = list !== undefined && list.length > 0;
   const ips: string[] = [];
   if (type === "ExternalName") {
@@ -233,9 +245,9 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
         "an ExternalName Service has no cluster IP",
       );
     }
-    if (readArray(r, spec, "ipFamilies")?.length)
+    if (asArray(r, "ipFamilies", spec.ipFamilies)?.length)
       r.error("INVALID_VALUE", "ipFamilies", "an ExternalName Service has no IP families");
-    if (readString(r, spec, "ipFamilyPolicy") !== undefined) {
+    if (asString(r, "ipFamilyPolicy", spec.ipFamilyPolicy) !== undefined) {
       r.error("INVALID_VALUE", "ipFamilyPolicy", "an ExternalName Service has no IP family policy");
     }
     return ips;
@@ -287,7 +299,10 @@ function checkClusterIP(
   noneAllowed: boolean,
 ): IPFamily | undefined {
   if (ip === "None" && noneAllowed) return undefined;
-  return checkIP(r, key, ip) ? ipFamilyOf(ip) : undefined;
+  // One scan for a valid address; checkIP (a second one) only to report a bad one.
+  const family = ipFamilyOf(ip);
+  if (family === undefined) checkIP(r, key, ip);
+  return family;
 }
 
 function validateFamilies(
@@ -297,7 +312,7 @@ function validateFamilies(
   families: readonly (IPFamily | undefined)[],
   fromList: boolean,
 ): void {
-  const declared = readArray(r, spec, "ipFamilies");
+  const declared = asArray(r, "ipFamilies", spec.ipFamilies);
   let count = families.length;
   if (declared !== undefined) {
     count = Math.max(count, declared.length);
@@ -319,7 +334,7 @@ function validateFamilies(
       r.error("INVALID_VALUE", undefined, `has ${declared.length} entries; there are only two IP families`);
     r.leave();
   }
-  const policy = readString(r, spec, "ipFamilyPolicy");
+  const policy = asString(r, "ipFamilyPolicy", spec.ipFamilyPolicy);
   if (
     policy !== undefined &&
     checkEnum(r, "ipFamilyPolicy", policy, FAMILY_POLICIES, "an IP family policy")
@@ -347,7 +362,7 @@ function validatePorts(
   names: string[],
   protocols: string[],
 ): void {
-  const ports = readArray(r, spec, "ports");
+  const ports = asArray(r, "ports", spec.ports);
   if (ports === undefined || ports.length === 0) {
     if (
       (ports !== undefined || isAbsent(spec.ports)) &&
@@ -375,7 +390,7 @@ function validatePorts(
     const port = objectAt(r, ports, i);
     if (port === undefined) continue;
     r.enter(i);
-    const name = readString(r, port, "name") ?? "";
+    const name = asString(r, "name", port.name) ?? "";
     if (name === "") {
       if (several) r.error("REQUIRED", "name", "is required when a Service has several ports");
     } else if (checkName(r, "name", name, portName, "port name")) {
@@ -384,10 +399,10 @@ function validatePorts(
         r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
       else names[i] = name;
     }
-    const protocolText = readString(r, port, "protocol") ?? "TCP";
+    const protocolText = asString(r, "protocol", port.protocol) ?? "TCP";
     const protocol = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol") ? protocolText : "";
     protocols[i] = protocol;
-    const number = required(r, port, "port", readNumber, "is required");
+    const number = asRequired(r, "port", port.port, asNumber, "is required");
     if (number !== undefined && checkPort(r, "port", number) && protocol !== "") {
       const first = findPair(numbers, protocols, number, protocol, i);
       if (first >= 0)
@@ -395,7 +410,7 @@ function validatePorts(
       else numbers[i] = number;
     }
     validateTargetPort(r, port);
-    const nodePort = readNumber(r, port, "nodePort");
+    const nodePort = asNumber(r, "nodePort", port.nodePort);
     if (nodePort !== undefined && nodePort !== 0 && checkPort(r, "nodePort", nodePort)) {
       if (!nodePortsAllowed && type !== undefined) {
         r.error(
@@ -414,7 +429,7 @@ function validatePorts(
         else nodePorts[i] = nodePort;
       }
     }
-    readString(r, port, "appProtocol");
+    asString(r, "appProtocol", port.appProtocol);
     r.leave();
   }
   r.leave();
@@ -443,19 +458,19 @@ function validateTargetPort(r: Report, port: JsonObject): void {
 }
 
 function validateAffinity(r: Report, spec: JsonObject): void {
-  const affinity = readString(r, spec, "sessionAffinity") ?? "None";
+  const affinity = asString(r, "sessionAffinity", spec.sessionAffinity) ?? "None";
   const known = checkEnum(r, "sessionAffinity", affinity, AFFINITIES, "a session affinity");
-  const config = readObject(r, spec, "sessionAffinityConfig");
+  const config = asObject(r, "sessionAffinityConfig", spec.sessionAffinityConfig);
   if (config === undefined || !known) return;
   if (affinity === "None") {
     r.error("INVALID_VALUE", "sessionAffinityConfig", "must not be set when sessionAffinity is None");
     return;
   }
   r.enter("sessionAffinityConfig");
-  const clientIP = readObject(r, config, "clientIP");
+  const clientIP = asObject(r, "clientIP", config.clientIP);
   if (clientIP !== undefined) {
     r.enter("clientIP");
-    const timeout = readNumber(r, clientIP, "timeoutSeconds");
+    const timeout = asNumber(r, "timeoutSeconds", clientIP.timeoutSeconds);
     if (timeout !== undefined) checkInteger(r, "timeoutSeconds", timeout, 1, 86400, "a timeout in seconds");
     r.leave();
   }
@@ -463,13 +478,13 @@ function validateAffinity(r: Report, spec: JsonObject): void {
 }
 
 function validateStatus(r: Report, svc: JsonObject, type: ServiceType | undefined): void {
-  const status = readObject(r, svc, "status");
+  const status = asObject(r, "status", svc.status);
   if (status === undefined) return;
   r.enter("status");
-  const lb = readObject(r, status, "loadBalancer");
+  const lb = asObject(r, "loadBalancer", status.loadBalancer);
   if (lb !== undefined) {
     r.enter("loadBalancer");
-    const ingress = readArray(r, lb, "ingress");
+    const ingress = asArray(r, "ingress", lb.ingress);
     if (ingress !== undefined) {
       if (ingress.length > 0 && type !== "LoadBalancer" && type !== undefined) {
         r.error(
@@ -491,15 +506,15 @@ function validateIngress(r: Report, ingress: readonly unknown[], index: number):
   const entry = objectAt(r, ingress, index);
   if (entry === undefined) return;
   r.enter(index);
-  const ip = readString(r, entry, "ip") ?? "";
+  const ip = asString(r, "ip", entry.ip) ?? "";
   if (ip !== "") checkIP(r, "ip", ip);
-  const hostname = readString(r, entry, "hostname") ?? "";
+  const hostname = asString(r, "hostname", entry.hostname) ?? "";
   if (hostname !== "") {
     if (ipFamilyOf(hostname) !== undefined)
       r.error("INVALID_VALUE", "hostname", `${show(hostname)} is an IP address, not a DNS name`);
-    else checkName(r, "hostname", hostname, dns1123Subdomain, "DNS name");
+    else checkUniqueName(r, "hostname", hostname, dns1123Subdomain, "DNS name");
   }
-  const mode = readString(r, entry, "ipMode");
+  const mode = asString(r, "ipMode", entry.ipMode);
   if (mode !== undefined && checkEnum(r, "ipMode", mode, IP_MODES, "an IP mode")) {
     if (ip === "") r.error("INVALID_VALUE", "ipMode", `${show(mode)} may only be set together with ip`);
     else if (mode === "Proxy")

@@ -4,20 +4,23 @@
  *
  * @module
  */
+import { scanIPv4 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
-import { specialIPProblem } from "./addresses.js";
+import { specialIPProblem, specialIPv4Problem } from "./addresses.js";
 import {
+  asArray,
+  asBoolean,
+  asNumber,
+  asObject,
+  asRequired,
+  asString,
   checkEnum,
   checkIP,
   checkName,
   checkPort,
+  checkUniqueName,
   objectAt,
   readArray,
-  readBoolean,
-  readNumber,
-  readObject,
-  readString,
-  required,
   stringAt,
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
@@ -27,7 +30,6 @@ import { hasPort, type ServiceInfo } from "./validate-service.js";
 
 const ADDRESS_TYPES = ["IPv4", "IPv6", "FQDN"] as const;
 const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
-const CONDITIONS: readonly string[] = ["ready", "serving", "terminating"];
 const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 const MAX_ENDPOINTS = 1000;
 const MAX_ADDRESSES = 100;
@@ -69,7 +71,13 @@ export function validateEndpointSlice(
     r.leave();
   }
 
-  const typeText = required(r, slice, "addressType", readString, "is required (IPv4, IPv6 or FQDN)");
+  const typeText = asRequired(
+    r,
+    "addressType",
+    slice.addressType,
+    asString,
+    "is required (IPv4, IPv6 or FQDN)",
+  );
   let addressType: AddressType | undefined;
   if (typeText !== undefined && checkEnum(r, "addressType", typeText, ADDRESS_TYPES, "an address type")) {
     addressType = typeText;
@@ -108,7 +116,7 @@ export function validateEndpointSlice(
 }
 
 function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressType | undefined): void {
-  const endpoints = readArray(r, slice, "endpoints");
+  const endpoints = asArray(r, "endpoints", slice.endpoints);
   if (endpoints === undefined) return;
   r.enter("endpoints");
   if (endpoints.length > MAX_ENDPOINTS) {
@@ -129,7 +137,7 @@ function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressTyp
 }
 
 function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressType | undefined): void {
-  const addresses = readArray(r, endpoint, "addresses");
+  const addresses = asArray(r, "addresses", endpoint.addresses);
   if (addresses === undefined || addresses.length === 0) {
     r.warn("SKIPPED", undefined, "endpoint without addresses: kube-proxy ignores it");
   } else {
@@ -147,19 +155,22 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
     }
     r.leave();
   }
-  const conditions = readObject(r, endpoint, "conditions");
+  const conditions = asObject(r, "conditions", endpoint.conditions);
   if (conditions !== undefined) {
     r.enter("conditions");
-    for (const key of CONDITIONS) readBoolean(r, conditions, key);
+    asBoolean(r, "ready", conditions.ready);
+    asBoolean(r, "serving", conditions.serving);
+    asBoolean(r, "terminating", conditions.terminating);
     r.leave();
   }
-  const nodeName = readString(r, endpoint, "nodeName");
+  const nodeName = asString(r, "nodeName", endpoint.nodeName);
   if (nodeName !== undefined) checkName(r, "nodeName", nodeName, dns1123Subdomain, "node name");
-  const zone = readString(r, endpoint, "zone");
+  const zone = asString(r, "zone", endpoint.zone);
   if (zone !== undefined) checkName(r, "zone", zone, labelValue, "zone");
-  const hostname = readString(r, endpoint, "hostname");
-  if (hostname !== undefined) checkName(r, "hostname", hostname, dns1123Label, "hostname");
-  const hints = readObject(r, endpoint, "hints");
+  const hostname = asString(r, "hostname", endpoint.hostname);
+  // Hostnames (of StatefulSet pods) are one per endpoint: not remembered.
+  if (hostname !== undefined) checkUniqueName(r, "hostname", hostname, dns1123Label, "hostname");
+  const hints = asObject(r, "hints", endpoint.hints);
   if (hints !== undefined) {
     r.enter("hints");
     validateHints(r, hints, "forZones", "zone");
@@ -170,12 +181,14 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
 
 function checkAddress(r: Report, index: number, address: string, addressType: AddressType | undefined): void {
   if (addressType === "FQDN") {
-    checkName(r, index, address, dns1123Subdomain, "DNS name");
+    checkUniqueName(r, index, address, dns1123Subdomain, "DNS name");
     return;
   }
+  // Nearly every address is valid IPv4: one scan gives validity and the special ranges.
+  const v4 = addressType === "IPv6" ? -1 : scanIPv4(address, 0, address.length);
   const family: IPFamily | undefined = addressType;
-  if (!checkIP(r, index, address, family)) return;
-  const special = specialIPProblem(address);
+  if (v4 < 0 && !checkIP(r, index, address, family)) return;
+  const special = v4 < 0 ? specialIPProblem(address) : specialIPv4Problem(v4);
   if (special !== undefined)
     r.error("INVALID_VALUE", index, `${show(address)} ${special}, which is not allowed as an endpoint`);
 }
@@ -191,7 +204,7 @@ function validateHints(r: Report, hints: JsonObject, key: "forZones" | "forNodes
     const hint = objectAt(r, list, i);
     if (hint === undefined) continue;
     r.enter(i);
-    const name = required(r, hint, "name", readString, "is required");
+    const name = asRequired(r, "name", hint.name, asString, "is required");
     if (
       name !== undefined &&
       checkName(r, "name", name, key === "forZones" ? labelValue : dns1123Subdomain, noun)
@@ -205,35 +218,37 @@ function validateHints(r: Report, hints: JsonObject, key: "forZones" | "forNodes
 }
 
 function validatePorts(r: Report, slice: JsonObject, service: ServiceInfo | undefined): void {
-  const ports = readArray(r, slice, "ports");
+  const ports = asArray(r, "ports", slice.ports);
   if (ports === undefined) return;
   r.enter("ports");
   if (ports.length > MAX_PORTS)
     r.error("INVALID_VALUE", undefined, `has ${ports.length} ports; at most ${MAX_PORTS} are allowed`);
-  const names = new Map<string, number>();
+  // The first index of each port name, for duplicates; a slice's only port needs no map.
+  const names = ports.length > 1 ? new Map<string, number>() : undefined;
   for (let i = 0; i < ports.length; i++) {
     const port = objectAt(r, ports, i);
     if (port === undefined) continue;
     r.enter(i);
-    const name = readString(r, port, "name") ?? "";
+    const name = asString(r, "name", port.name) ?? "";
     let nameOk = name === "" || checkName(r, "name", name, portName, "port name");
     if (nameOk) {
-      const first = names.get(name);
+      const first = names?.get(name);
       if (first !== undefined) {
         r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
         nameOk = false;
       } else {
-        names.set(name, i);
+        names?.set(name, i);
       }
     }
-    const protocolText = readString(r, port, "protocol") ?? "TCP";
+    const protocolText = asString(r, "protocol", port.protocol) ?? "TCP";
     const protocolOk = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol");
-    const number = readNumber(r, port, "port");
+    const numberValue = port.port;
+    const number = asNumber(r, "port", numberValue);
     const numberOk =
-      number === undefined ? port.port === null || port.port === undefined : checkPort(r, "port", number);
+      number === undefined ? numberValue === null || numberValue === undefined : checkPort(r, "port", number);
     if (number === undefined && numberOk)
       r.warn("SKIPPED", "port", "no port number: kube-proxy ignores this port");
-    readString(r, port, "appProtocol");
+    asString(r, "appProtocol", port.appProtocol);
     if (
       service !== undefined &&
       !service.skipped &&

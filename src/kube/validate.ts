@@ -7,7 +7,7 @@
  */
 import type { Problem } from "../errors.js";
 import { checkKnownKeys, validateConfig } from "./validate-config.js";
-import { readArray } from "./validate-fields.js";
+import { asArray } from "./validate-fields.js";
 import {
   choices,
   describe,
@@ -52,30 +52,41 @@ export function validateClusterInput(input: unknown): Problem[] {
   }
   checkTopKeys(r, input);
   validateConfig(r, input);
-
-  const services = new NamespacedIndex<ServiceInfo>();
-  const serviceList = readArray(r, input, "services");
-  if (serviceList !== undefined) {
-    r.enter("services");
-    for (let i = 0; i < serviceList.length; i++) {
-      const info = validateService(r, serviceList, i);
-      if (info === undefined) continue;
-      const first = services.add(info.namespace, info.name, info);
-      if (first !== undefined) {
-        r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
-      }
-    }
-    r.leave();
-  }
-
-  const sliceList = readArray(r, input, "endpointSlices");
-  if (sliceList !== undefined) {
-    const seen = new NamespacedIndex<number>();
-    r.enter("endpointSlices");
-    for (let i = 0; i < sliceList.length; i++) validateEndpointSlice(r, sliceList, i, services, seen);
-    r.leave();
-  }
+  const services = validateServices(r, input.services);
+  validateSlices(r, input.endpointSlices, services);
   return r.problems;
+}
+
+// Each list has a function of its own, ending right after the loop: V8 optimizes a long loop
+// while it runs (on-stack replacement), and code after it that had not run yet then made that
+// optimized code fall back to the interpreter on every later call.
+
+/** Validates `services`; returns the Services with a valid namespace and name. */
+function validateServices(r: Report, value: unknown): NamespacedIndex<ServiceInfo> {
+  const services = new NamespacedIndex<ServiceInfo>();
+  const list = asArray(r, "services", value);
+  if (list === undefined) return services;
+  r.enter("services");
+  for (let i = 0; i < list.length; i++) {
+    const info = validateService(r, list, i);
+    if (info === undefined) continue;
+    const first = services.add(info.namespace, info.name, info);
+    if (first !== undefined) {
+      r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
+    }
+  }
+  r.leave();
+  return services;
+}
+
+/** Validates `endpointSlices` against the Services. */
+function validateSlices(r: Report, value: unknown, services: NamespacedIndex<ServiceInfo>): void {
+  const list = asArray(r, "endpointSlices", value);
+  if (list === undefined) return;
+  const seen = new NamespacedIndex<number>();
+  r.enter("endpointSlices");
+  for (let i = 0; i < list.length; i++) validateEndpointSlice(r, list, i, services, seen);
+  r.leave();
 }
 
 function checkTopKeys(r: Report, input: JsonObject): void {

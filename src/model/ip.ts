@@ -5,12 +5,15 @@
  * @module
  */
 import ipaddr from "ipaddr.js";
+import { scanIPv4, scanIPv6 } from "./ip-scan.js";
 import type { IPFamily } from "./types.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
 const IPV4_LENIENT = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const canonicalCache = new Map<string, string | null>();
+
+/** Scratch space for IPv6 groups (the scanner is synchronous, so one buffer is enough). */
+const groups = new Uint16Array(8);
 
 /** Parses an IPv4 address in four-part decimal, leading zeros read as decimal (Go's legacy parser). */
 function parseIPv4Lenient(text: string): ipaddr.IPv4 | null {
@@ -31,21 +34,118 @@ function parseAddress(text: string): Address | null {
   return parseIPv4Lenient(text);
 }
 
+function isMapped(g: Uint16Array): boolean {
+  return g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff;
+}
+
+/** Where the leftmost longest run of two or more zero groups starts, or -1 (RFC 5952). */
+function zeroRunStart(g: Uint16Array): number {
+  let bestStart = -1;
+  let bestLength = 1; // a single zero group is not compressed
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < 8 && g[i] === 0) i++;
+    if (i - start > bestLength) {
+      bestStart = start;
+      bestLength = i - start;
+    }
+  }
+  return bestStart;
+}
+
+/** How many zero groups follow from `start` (the run `::` stands for). */
+function zeroRunLength(g: Uint16Array, start: number): number {
+  let i = start;
+  while (i < 8 && g[i] === 0) i++;
+  return i - start;
+}
+
+/**
+ * Prints eight scanned IPv6 groups as ipaddr.js's `toString` does (RFC 5952: lower-case hex
+ * without leading zeros, the leftmost longest run of two or more zero groups as `::`), and an
+ * IPv4-mapped address as plain IPv4, as Go does.
+ */
+function formatIPv6(g: Uint16Array): string {
+  if (isMapped(g)) {
+    const hi = g[6] ?? 0;
+    const lo = g[7] ?? 0;
+    return `${hi >>> 8}.${hi & 255}.${lo >>> 8}.${lo & 255}`;
+  }
+  const run = zeroRunStart(g);
+  const runEnd = run < 0 ? 0 : run + zeroRunLength(g, run);
+  let out = "";
+  for (let i = 0; i < 8; ) {
+    if (i === run) {
+      out += "::";
+      i = runEnd;
+      continue;
+    }
+    // No separator right after the `::`.
+    if (i > 0 && i !== runEnd) out += ":";
+    out += (g[i] ?? 0).toString(16);
+    i++;
+  }
+  return out;
+}
+
+const COLON = 58;
+
+/**
+ * Whether `text`, scanned into `g`, is already what {@link formatIPv6} would print: then it is
+ * its own canonical form, and no new string is made (most IPv6 input is written canonically).
+ */
+function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
+  if (isMapped(g)) return false;
+  const run = zeroRunStart(g);
+  const runEnd = run < 0 ? 0 : run + zeroRunLength(g, run);
+  let pos = 0;
+  for (let i = 0; i < 8; ) {
+    if (i === run) {
+      if (text.charCodeAt(pos) !== COLON || text.charCodeAt(pos + 1) !== COLON) return false;
+      pos += 2;
+      i = runEnd;
+      continue;
+    }
+    if (i > 0 && i !== runEnd) {
+      if (text.charCodeAt(pos) !== COLON) return false;
+      pos++;
+    }
+    // The group's lower-case hex digits, without leading zeros.
+    const v = g[i] ?? 0;
+    for (let shift = v >= 0x1000 ? 12 : v >= 0x100 ? 8 : v >= 0x10 ? 4 : 0; shift >= 0; shift -= 4) {
+      const digit = (v >>> shift) & 15;
+      if (text.charCodeAt(pos++) !== (digit < 10 ? 48 + digit : 87 + digit)) return false;
+    }
+    i++;
+  }
+  return pos === text.length;
+}
+
 /**
  * The canonical text of an IP address, or `null` when it is not one.
+ *
+ * Strict forms (nearly all input) are handled by hand: IPv4 without leading zeros is already
+ * canonical, and strict IPv6 is scanned and printed without ipaddr.js. Only the lenient rest
+ * (leading zeros, zone indexes) goes through ipaddr.js.
  *
  * @example
  * canonicalIP("172.30.0.041") // "172.30.0.41"
  * canonicalIP("FD00:0::1")    // "fd00::1"
  */
 export function canonicalIP(text: string): string | null {
-  let out = canonicalCache.get(text);
-  if (out === undefined) {
-    const addr = parseAddress(text);
-    out = addr === null ? null : addr.toString();
-    canonicalCache.set(text, out);
+  if (scanIPv4(text, 0, text.length) >= 0) return text;
+  if (scanIPv6(text, groups)) {
+    // ipaddr.js reads the deprecated `::a.b.c.d` as IPv4-mapped, so it prints as IPv4.
+    const deprecated = text.startsWith("::") && text.lastIndexOf(":") === 1 && text.includes(".");
+    if (deprecated) groups[5] = 0xffff;
+    return isCanonicalIPv6(text, groups) ? text : formatIPv6(groups);
   }
-  return out;
+  const addr = parseAddress(text);
+  return addr === null ? null : addr.toString();
 }
 
 /**
