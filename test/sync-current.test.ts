@@ -13,69 +13,10 @@ import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";
 import { createSync } from "../src/sync/index.js";
 import { listVectors, readJson } from "./support/fixtures.js";
+import { EMPTY_TABLES, foreign, inject, STALE, STALE_CHAIN } from "./support/foreign-rules.js";
 import { randomCluster } from "./support/random-cluster.js";
 
 type Family = "IPv4" | "IPv6";
-
-const STALE = "KUBE-SEP-AAAAAAAAAAAAAAAA";
-const PINNED = "KUBE-SEP-BBBBBBBBBBBBBBBB";
-
-/** Rules of other programs (Docker-like), and a stale endpoint chain that one of them still uses. */
-function foreign(family: Family): Record<string, { chains: string[]; rules: string[] }> {
-  const [addr, pinned] =
-    family === "IPv4" ? ["198.18.5.5/32", "198.18.7.7/32"] : ["fd00:5::5/128", "fd00:7::7/128"];
-  return {
-    filter: {
-      chains: ["DOCKER"],
-      rules: [
-        "-A FORWARD -j DOCKER",
-        `-A DOCKER -d ${addr} ! -i docker0 -o docker0 -p tcp -m tcp --dport 80 -j ACCEPT`,
-      ],
-    },
-    nat: {
-      chains: ["DOCKER", PINNED],
-      rules: [
-        "-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER",
-        "-A DOCKER -i docker0 -j RETURN",
-        `-A DOCKER -d ${pinned} -j ${PINNED}`,
-        `-A ${PINNED} -j KUBE-MARK-MASQ`,
-      ],
-    },
-  };
-}
-
-/** A stale kube-proxy chain that nothing uses (left from an earlier sync). */
-const stale = { nat: { chains: [STALE], rules: [`-A ${STALE} -j KUBE-MARK-MASQ`] } };
-
-/** Adds chains and rules to save text: declarations after the table's last one, rules at its end. */
-function inject(save: string, extra: Record<string, { chains: string[]; rules: string[] }>): string {
-  const out: string[] = [];
-  let table = "";
-  const lines = save.split("\n");
-  lines.forEach((line, i) => {
-    if (line.startsWith("*")) table = line.slice(1);
-    if (line === "COMMIT") for (const r of extra[table]?.rules ?? []) out.push(r);
-    out.push(line);
-    const next = lines[i + 1] ?? "";
-    if (line.startsWith(":") && !next.startsWith(":"))
-      for (const c of extra[table]?.chains ?? []) out.push(`:${c} - [0:0]`);
-  });
-  return out.join("\n");
-}
-
-/** `foreign` on a node where kube-proxy never ran: the pinned chain cannot use KUBE-MARK-MASQ. */
-function withoutKube(family: Family): Record<string, { chains: string[]; rules: string[] }> {
-  const f = foreign(family);
-  for (const t of Object.values(f))
-    t.rules = t.rules.map((r) => r.replace(" -j KUBE-MARK-MASQ", " -j RETURN"));
-  return f;
-}
-
-/** Just the built-in chains of filter and nat, as iptables-save prints them when they are empty. */
-const EMPTY_TABLES = [
-  "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT",
-  "*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\nCOMMIT\n",
-].join("\n");
 
 /** A state as `table → chain → rule lines` of its save text. */
 function chainsOf(state: RuleSet): Map<string, Map<string, string[]>> {
@@ -111,7 +52,7 @@ describe("createSync from the node's current rules", () => {
       // The kernel's own dump of the sequence's first step, with other programs' rules added.
       const dump = inject(
         inject((seq.steps[0] as Seq["steps"][number]).expected.save, foreign(family)),
-        stale,
+        STALE_CHAIN,
       );
       const current = parseRulesOrThrow(dump, { family });
       const sync = createSync(seq.config, { current });
@@ -179,13 +120,13 @@ describe("createSync from the node's current rules", () => {
   it("creates kube-proxy's chains and jumps on a node that has none, above Docker's jumps", () => {
     for (const family of ["IPv4", "IPv6"] as const) {
       const cluster = randomCluster(7, { family });
-      const current = parseRulesOrThrow(inject(EMPTY_TABLES, withoutKube(family)), { family });
+      const current = parseRulesOrThrow(inject(EMPTY_TABLES, foreign(family, false)), { family });
       const r = createSync(cluster.config, { current }).update(cluster.services, cluster.endpointSlices);
       expect(r.deltaText).toMatch(
         /^-I PREROUTING 1 -m comment --comment "kubernetes service portals" -j KUBE-SERVICES$/m,
       );
       const applied = applyRestore(current, r.delta, { noflush: true });
-      const want = normalize(inject(save(stateOf(cluster)), withoutKube(family)), family);
+      const want = normalize(inject(save(stateOf(cluster)), foreign(family, false)), family);
       expect(save(applied), family).toBe(want);
       expect(save(r.state), family).toBe(want);
     }

@@ -18,6 +18,7 @@ import { modelFromInput } from "../../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../../src/kube/types.js";
 import { createSync } from "../../src/sync/index.js";
 import { listVectors, readJson } from "../support/fixtures.js";
+import { EMPTY_TABLES, foreign, inject, STALE_CHAIN } from "../support/foreign-rules.js";
 import { randomCluster, seededRng } from "../support/random-cluster.js";
 import { type Backend, binary, kernelSkipReason } from "./harness.js";
 
@@ -160,56 +161,6 @@ function randomCases(count: number): Case[] {
     }
   }
   return out;
-}
-
-type Extra = Record<string, { chains: string[]; rules: string[] }>;
-
-const STALE = "KUBE-SEP-AAAAAAAAAAAAAAAA";
-const PINNED = "KUBE-SEP-BBBBBBBBBBBBBBBB";
-
-/** Docker-like chains and rules, one of them still using a stale endpoint chain. */
-function foreign(family: "IPv4" | "IPv6", kube: boolean): Extra {
-  const [addr, pinned] =
-    family === "IPv4" ? ["198.18.5.5/32", "198.18.7.7/32"] : ["fd00:5::5/128", "fd00:7::7/128"];
-  return {
-    filter: {
-      chains: ["DOCKER"],
-      rules: [
-        "-A FORWARD -j DOCKER",
-        `-A DOCKER -d ${addr} ! -i docker0 -o docker0 -p tcp -m tcp --dport 80 -j ACCEPT`,
-      ],
-    },
-    nat: {
-      chains: ["DOCKER", PINNED],
-      rules: [
-        "-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER",
-        "-A DOCKER -i docker0 -j RETURN",
-        `-A DOCKER -d ${pinned} -j ${PINNED}`,
-        `-A ${PINNED} -j ${kube ? "KUBE-MARK-MASQ" : "RETURN"}`,
-      ],
-    },
-  };
-}
-
-const STALE_CHAIN: Extra = { nat: { chains: [STALE], rules: [`-A ${STALE} -j KUBE-MARK-MASQ`] } };
-
-const EMPTY_TABLES =
-  "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n" +
-  "*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\nCOMMIT\n";
-
-/** Adds chains and rules to save text: declarations after the table's last one, rules at its end. */
-function inject(save: string, extra: Extra): string {
-  const out: string[] = [];
-  let table = "";
-  const lines = save.split("\n");
-  lines.forEach((line, i) => {
-    if (line.startsWith("*")) table = line.slice(1);
-    if (line === "COMMIT") for (const r of extra[table]?.rules ?? []) out.push(r);
-    out.push(line);
-    if (line.startsWith(":") && !(lines[i + 1] ?? "").startsWith(":"))
-      for (const c of extra[table]?.chains ?? []) out.push(`:${c} - [0:0]`);
-  });
-  return out.join("\n");
 }
 
 /**
