@@ -14,7 +14,14 @@
  * @module
  */
 export type { ChainDiff, RuleSetDiff, TableDiff } from "./diff/index.js";
-export { deltaOf, diffRules, formatDelta, summarizeDiff } from "./diff/index.js";
+export {
+  deltaOf,
+  diffRules,
+  formatDelta,
+  isKubeProxyChain,
+  kubeProxyChainsOf,
+  summarizeDiff,
+} from "./diff/index.js";
 export type { ErrorCode, Problem } from "./errors.js";
 export { formatProblem, KubeIptablesError } from "./errors.js";
 export { detectTextForm } from "./format/detect.js";

@@ -11,11 +11,12 @@ import {
   diffRules,
   formatDelta,
   isKubeProxyChain,
+  kubeProxyChainsOf,
   summarizeDiff,
 } from "../src/diff/index.js";
 import { parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
-import { generateState } from "../src/generate/rules.js";
+import { generateRules, generateState } from "../src/generate/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
@@ -190,6 +191,36 @@ describe("runDiff", () => {
   it("node dump vs cluster: what kube-proxy would change", () => {
     expect(run([save0, cluster0]).out).toBe("no changes\n");
     expect(run([save0, cluster1]).out).toMatch(/default\/api:grpc/);
+  });
+
+  it("node dump vs cluster: a fixed chain the payload does not declare is another component's", () => {
+    // Without localhostNodePorts kube-proxy writes no filter KUBE-FIREWALL; kubelet fills it.
+    const input = { services: s0.services, endpointSlices: s0.endpointSlices };
+    const config = { ...seq.config, localhostNodePorts: false };
+    const cluster = join(dir, "c0-no-localhost.json");
+    writeFileSync(cluster, JSON.stringify({ config, ...input }));
+    const model = modelFromInput({ config, ...input });
+    const payload = generateRules(model);
+    expect(payload.tables.some((t) => t.chains.some((c) => c.name === "KUBE-FIREWALL"))).toBe(false);
+    // The node: the state after kube-proxy's sync, plus kubelet's rule in KUBE-FIREWALL.
+    const dump = formatSave(generateState(model)).replace(
+      /^-A KUBE-FORWARD /m,
+      '-A KUBE-FIREWALL -m comment --comment "kubelet drop" -m mark --mark 0x8000/0x8000 -j DROP\n$&',
+    );
+    expect(dump).toContain("-A KUBE-FIREWALL");
+    const dumpFile = join(dir, "kubelet-firewall.txt");
+    writeFileSync(dumpFile, dump);
+    expect(run([dumpFile, cluster]).out).toBe("no changes\n");
+    expect(run([dumpFile, cluster, "--all-chains"]).out).toMatch(/KUBE-FIREWALL/);
+
+    const owned = kubeProxyChainsOf(payload);
+    expect(owned("filter", "KUBE-FIREWALL")).toBe(false);
+    expect(owned("filter", "KUBE-SERVICES")).toBe(true);
+    expect(owned("nat", "KUBE-SEP-STALE0000000000")).toBe(true);
+    expect(owned("nat", "POSTROUTING")).toBe(false);
+    // Where the payload declares the chain, kube-proxy owns it.
+    const withLocalhost = generateRules(modelFromInput({ config: seq.config, ...input }));
+    expect(kubeProxyChainsOf(withLocalhost)("filter", "KUBE-FIREWALL")).toBe(true);
   });
 
   it("exit codes", () => {

@@ -4,11 +4,11 @@
 // kernel. With rules text on either side only kube-proxy's own chains are compared, so that a
 // node's dump (Docker, CNI and kubelet chains included) answers "what would kube-proxy change".
 import { parseArgs } from "node:util";
-import { diffRules, formatDelta, isKubeProxyChain, summarizeDiff } from "../diff/index.js";
+import { diffRules, formatDelta, isKubeProxyChain, kubeProxyChainsOf, summarizeDiff } from "../diff/index.js";
 import { formatProblem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { parseRules } from "../format/parse.js";
-import { generateState } from "../generate/rules.js";
+import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
@@ -37,6 +37,8 @@ type Values = ReturnType<typeof parse>["values"];
 interface Side {
   readonly state: RuleSet;
   readonly isRules: boolean;
+  /** For a cluster: the chains its payload makes kube-proxy's. */
+  readonly owned?: (table: string, chain: string) => boolean;
 }
 
 /** Reads one side, or prints its problems and returns null. */
@@ -55,7 +57,8 @@ function readSide(file: string, values: Values, family: IPFamily | undefined): S
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
     for (const p of prepared.problems) writeErr(`${file}: ${formatProblem(p)}`);
     if (prepared.model === null) return null;
-    return { state: generateState(prepared.model), isRules: false };
+    const payload = generateRules(prepared.model);
+    return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
   }
   const parsed = parseRules(text, family === undefined ? {} : { family });
   if (parsed.problems.length > 0) {
@@ -87,7 +90,9 @@ export function runDiff(argv: readonly string[]): number {
   const newSide = readSide(newFile, values, family ?? (oldSide.isRules ? undefined : oldSide.state.family));
   if (newSide === null) return EXIT_INPUT;
   const ownedOnly = values["all-chains"] !== true && (oldSide.isRules || newSide.isRules);
-  const diff = diffRules(oldSide.state, newSide.state, ownedOnly ? { chains: isKubeProxyChain } : {});
+  // Against a cluster, the chains its payload declares say which fixed chains are kube-proxy's.
+  const owned = oldSide.owned ?? newSide.owned ?? isKubeProxyChain;
+  const diff = diffRules(oldSide.state, newSide.state, ownedOnly ? { chains: owned } : {});
   writeOut(format === "restore" ? formatDelta(diff) : summarizeDiff(diff));
   return EXIT_OK;
 }

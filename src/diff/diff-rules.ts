@@ -81,6 +81,26 @@ export function isKubeProxyChain(table: string, chain: string): boolean {
   return (table === "filter" || table === "nat") && FIXED[table].has(chain);
 }
 
+/**
+ * The chains kube-proxy owns on a node where it writes `payload` (restore form, as
+ * `generateRules` returns it): {@link isKubeProxyChain}'s chains that the payload declares, plus
+ * every per-service chain (a node's stale ones included). A fixed chain the payload does not
+ * declare belongs to another component there: kubelet fills `KUBE-FIREWALL` where kube-proxy
+ * does not write it (IPv6, older profiles, `localhostNodePorts: false`).
+ *
+ * @example
+ * diffRules(nodeDump, generateState(model), { chains: kubeProxyChainsOf(generateRules(model)) })
+ */
+export function kubeProxyChainsOf(payload: RuleSet): (table: string, chain: string) => boolean {
+  const declared = new Set<string>();
+  for (const table of payload.tables)
+    for (const d of table.chains) declared.add(`${table.name}\u0000${d.name}`);
+  return (table, chain) =>
+    isKubeProxyChain(table, chain) &&
+    ((table === "nat" && SERVICE_PREFIXES.some((p) => chain.startsWith(p))) ||
+      declared.has(`${table}\u0000${chain}`));
+}
+
 /** The canonical key of a rule: its iptables-save text without the chain (argv if it cannot be canonicalized). */
 export function canonicalKey(rule: Rule, family: IPFamily): string {
   const c = canonicalizeRuleCached(rule, family);

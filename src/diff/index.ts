@@ -12,6 +12,7 @@ export {
   type DiffOptions,
   diffRules,
   isKubeProxyChain,
+  kubeProxyChainsOf,
   type RuleSetDiff,
   type TableDiff,
 } from "./diff-rules.js";
