@@ -41,7 +41,11 @@ describe("canonicalIP", () => {
     ["1:2:3:4:5:6:7::", "1:2:3:4:5:6:7:0"],
     ["::ffff:192.0.2.1", "192.0.2.1"], // IPv4-mapped prints as IPv4
     ["::ffff:c000:201", "192.0.2.1"],
-    ["::192.0.2.1", "192.0.2.1"], // ipaddr.js reads the deprecated form as mapped
+    ["::192.0.2.1", "::c000:201"], // IPv4-compatible stays IPv6, as in Go (ipaddr.js maps it)
+    ["::ffff:192.0.2.01", "192.0.2.1"], // a lenient dotted tail
+    ["::192.0.2.01", "::c000:201"],
+    ["fd00::010.0.0.1", "fd00::a00:1"],
+    ["::ffff:192.0.2.256", null],
     ["::0:192.0.2.1", "::c000:201"],
     ["64:ff9b::192.0.2.1", "64:ff9b::c000:201"],
     ["fe80::1%eth0", "fe80::1%eth0"], // zones go the slow way, as before

@@ -8,7 +8,7 @@ import type { RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";
-import { listVectors, readJson, type Vector } from "./support/fixtures.js";
+import { listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster } from "./support/random-cluster.js";
 
 function expectSame(model: ClusterModel, options: GenerateOptions = {}): string {
@@ -64,5 +64,22 @@ describe("generateRestoreText, random clusters", () => {
   it("handles a model without service ports", () => {
     const model = modelFromInput(randomCluster(1));
     expectSame({ ...model, servicePorts: [] });
+  });
+});
+
+describe("IPv4-compatible IPv6 addresses", () => {
+  it("keeps ::a.b.c.d in an IPv6 slice as the IPv6 address Go reads (ipaddr.js would map it to IPv4)", () => {
+    const v = loadVector("kube-proxy", "feature-ipv6-clusterip-nodeport");
+    const input = structuredClone(v) as unknown as ClusterInput & {
+      endpointSlices: { endpoints: { addresses: string[] }[] }[];
+    };
+    const slice = input.endpointSlices[0];
+    if (slice === undefined) throw new Error("fixture changed: no slice");
+    (slice.endpoints[0] as { addresses: string[] }).addresses = ["::10.244.1.5"];
+    const text = expectSame(modelFromInput(input));
+    expect(text).toContain("--to-destination [::af4:105]:8080");
+    expect(text).toContain("-s ::af4:105 -j KUBE-MARK-MASQ");
+    // Both endpoints are still there.
+    expect(text.match(/^:KUBE-SEP-/gm)).toHaveLength(2);
   });
 });

@@ -34,6 +34,19 @@ function parseAddress(text: string): Address | null {
   return parseIPv4Lenient(text);
 }
 
+/**
+ * An IPv6 address whose dotted IPv4 tail has leading zeros (`::ffff:10.0.0.01`), read as Go's
+ * lenient parser reads it; null for anything else. ipaddr.js is not used here: it reads the
+ * IPv4-compatible `::a.b.c.d` as IPv4-mapped, where Go keeps it IPv6 (`::102:304`).
+ */
+function lenientDottedIPv6(text: string): string | null {
+  const colon = text.lastIndexOf(":");
+  if (colon < 0 || !text.includes(".", colon)) return null;
+  const v4 = parseIPv4Lenient(text.slice(colon + 1));
+  if (v4 === null) return null;
+  return scanIPv6(`${text.slice(0, colon + 1)}${v4.toString()}`, groups) ? formatIPv6(groups) : null;
+}
+
 function isMapped(g: Uint16Array): boolean {
   return g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff;
 }
@@ -138,12 +151,9 @@ function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
  */
 export function canonicalIP(text: string): string | null {
   if (scanIPv4(text, 0, text.length) >= 0) return text;
-  if (scanIPv6(text, groups)) {
-    // ipaddr.js reads the deprecated `::a.b.c.d` as IPv4-mapped, so it prints as IPv4.
-    const deprecated = text.startsWith("::") && text.lastIndexOf(":") === 1 && text.includes(".");
-    if (deprecated) groups[5] = 0xffff;
-    return isCanonicalIPv6(text, groups) ? text : formatIPv6(groups);
-  }
+  if (scanIPv6(text, groups)) return isCanonicalIPv6(text, groups) ? text : formatIPv6(groups);
+  const dotted = lenientDottedIPv6(text);
+  if (dotted !== null) return dotted;
   const addr = parseAddress(text);
   return addr === null ? null : addr.toString();
 }
