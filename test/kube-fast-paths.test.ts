@@ -10,7 +10,7 @@ import { SliceIndex } from "../src/kube/slice-index.js";
 import type { EndpointSlice } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
 import { unsafeTextProblem } from "../src/kube/validate-names.js";
-import { canonicalIP } from "../src/model/ip.js";
+import { canonicalIP, parseCidr } from "../src/model/ip.js";
 import type { IPFamily } from "../src/model/types.js";
 
 const SEED = 20261122;
@@ -24,6 +24,19 @@ function ipaddrCanonical(text: string): string | null {
   }
   return ipaddr.IPv4.isValidFourPartDecimal(text) ? text : null;
 }
+
+describe("parseCidr", () => {
+  test.each([
+    ["10.0.0.1/24", "10.0.0.0/24"],
+    ["203.0.113.000/025", "203.0.113.0/25"],
+    ["fd00::1:2/112", "fd00::1:0/112"],
+    ["::1.2.3.4/128", "::102:304/128"], // IPv4-compatible stays IPv6, as in Go
+    ["::1.2.3.4/120", "::102:300/120"],
+    ["10.0.0.1/33", null],
+  ])("%s → %s", (text, network) => {
+    expect(parseCidr(text)?.text ?? null).toBe(network);
+  });
+});
 
 describe("canonicalIP", () => {
   test.each([

@@ -197,7 +197,11 @@ export function parseCidr(text: string): Cidr | null {
   let addr: Address | null;
   if (addrText.includes(":")) {
     if (!ipaddr.IPv6.isValid(addrText)) return null;
-    addr = ipaddr.IPv6.parse(addrText);
+    // ipaddr.js reads the IPv4-compatible `::a.b.c.d` as IPv4-mapped; Go does not. The
+    // canonical text (dotless) reads the same in both.
+    const canonical = canonicalIP(addrText);
+    const plain = canonical !== null && canonical.includes(":") && !canonical.includes("%");
+    addr = ipaddr.IPv6.parse(plain ? canonical : addrText);
   } else {
     addr = parseIPv4Lenient(addrText);
   }
