@@ -200,7 +200,7 @@ export function parseCidr(text: string): Cidr | null {
     // ipaddr.js reads the IPv4-compatible `::a.b.c.d` as IPv4-mapped; Go does not. The
     // canonical text (dotless) reads the same in both.
     const canonical = canonicalIP(addrText);
-    const plain = canonical !== null && canonical.includes(":") && !canonical.includes("%");
+    const plain = canonical?.includes(":") === true && !canonical.includes("%");
     addr = ipaddr.IPv6.parse(plain ? canonical : addrText);
   } else {
     addr = parseIPv4Lenient(addrText);
