@@ -1,6 +1,6 @@
-// Checks the built chainHash (a hand-written SHA-256 + base32 since the bench showed hashing
-// dominated cold generation) against node:crypto on random strings: ASCII, multi-byte, surrogate
-// pairs, lone surrogates, lengths across several SHA-256 blocks. Exits 1 on any mismatch.
+// Checks the built chainHash (js-sha256's pure-JS build + base32-encode of the first 10 digest
+// bytes, see src/naming/chain-names.ts) against node:crypto on random strings: ASCII, multi-byte,
+// surrogate pairs, lone surrogates, lengths across several SHA-256 blocks. Exits 1 on any mismatch.
 //   node bench/verify-hash.mjs [COUNT]
 import { createHash } from "node:crypto";
 import { loadLibrary } from "./load.mjs";

@@ -48,6 +48,23 @@ describe("chain names", () => {
       { numRuns: 3000, seed: 20261122 },
     );
   });
+  it("hashes an unpaired surrogate as the U+FFFD it decodes to (as node:crypto and Go's JSON do)", () => {
+    expect(chainHash("ns/a\ud800b:ptcp")).toBe(referenceHash("ns/a\ufffdb:ptcp"));
+    expect(chainHash("\udc00")).toBe(referenceHash("\ufffd"));
+    expect(chainHash("x\ud83d")).toBe(referenceHash("x\ufffd"));
+    const codeUnit = fc.oneof(
+      fc.integer({ min: 0x20, max: 0x7e }),
+      fc.integer({ min: 0xd800, max: 0xdfff }),
+      fc.integer({ min: 0, max: 0xffff }),
+    );
+    fc.assert(
+      fc.property(fc.array(codeUnit, { maxLength: 120 }), (units) => {
+        const s = String.fromCharCode(...units);
+        expect(chainHash(s)).toBe(referenceHash(s));
+      }),
+      { numRuns: 3000, seed: 20261122 },
+    );
+  });
   it("keeps its caches bounded and the names right when they start over", () => {
     // A long-running controller sees endpoints come and go: more distinct names than the bound.
     const endpoint = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:${8000 + (i >> 24)}`;

@@ -31,10 +31,41 @@ function chainName(prefix: string, hash: string): string {
   return [prefix, hash].join("");
 }
 
+/**
+ * `text` with every unpaired surrogate replaced by U+FFFD: the UTF-8 that node:crypto hashes,
+ * and the string Go's JSON decoder hands kube-proxy. js-sha256 would instead pair a lone
+ * surrogate with its neighbour. Kubernetes names are ASCII, so only unvalidated input gets here.
+ */
+function wellFormed(text: string): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1); // NaN past the end
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i++; // a valid pair
+      continue;
+    }
+    out += `${text.slice(from, i)}\ufffd`;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** Whether `text` holds a UTF-16 surrogate (one scan; kube-proxy's inputs never do). */
+function hasSurrogate(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) return true;
+  }
+  return false;
+}
+
 /** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
 function computeHash(input: string): string {
   // `array` returns the digest as plain numbers; only the first 10 are copied and encoded.
-  const digest = sha256.array(input);
+  const digest = sha256.array(hasSurrogate(input) ? wellFormed(input) : input);
   for (let i = 0; i < 10; i++) head[i] = digest[i] as number;
   return base32Encode(head, "RFC4648", NO_PADDING);
 }
