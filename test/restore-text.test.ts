@@ -1,6 +1,7 @@
 // generateRestoreText streams the payload as text; it must stay byte for byte what
 // formatRestore(generateRules(...)) prints, which the conformance vectors pin to kube-proxy.
 import { describe, expect, it } from "vitest";
+import { parseRules } from "../src/format/parse.js";
 import { formatRestore } from "../src/format/restore.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
@@ -81,5 +82,41 @@ describe("IPv4-compatible IPv6 addresses", () => {
     expect(text).toContain("-s ::af4:105 -j KUBE-MARK-MASQ");
     // Both endpoints are still there.
     expect(text.match(/^:KUBE-SEP-/gm)).toHaveLength(2);
+  });
+});
+
+describe("comments around a service port name that needs escaping", () => {
+  // Every comment kube-proxy writes for one port, read back from the text: the argument after
+  // each --comment, in order.
+  function commentsOf(text: string): string[] {
+    const parsed = parseRules(text);
+    expect(parsed.problems).toEqual([]);
+    const out: string[] = [];
+    for (const table of parsed.ruleSet.tables)
+      for (const entry of table.entries) {
+        if (entry.kind !== "rule") continue;
+        const at = entry.args.indexOf("--comment");
+        // Chain names in comments differ with the name's hash.
+        if (at >= 0) out.push((entry.args[at + 1] as string).replace(/(KUBE-[A-Z]+-)[A-Z2-7]{16}/g, "$1*"));
+      }
+    return out;
+  }
+
+  it.each([
+    "feature-lb-source-ranges-etp-local",
+    "feature-lb-source-ranges",
+    "feature-etp-local-lb",
+    "feature-lb-source-ranges-no-endpoints",
+  ])("%s: the same comments whether the namespace is plain or holds quote, backslash and blank", (name) => {
+    const model = modelFromInput(loadVector("kube-proxy", name) as unknown as ClusterInput);
+    const rename = (namespace: string): ClusterModel => ({
+      ...model,
+      servicePorts: model.servicePorts.map((p) => ({ ...p, namespace })),
+    });
+    const hostile = 'we"ird\\ ns';
+    const plain = commentsOf(expectSame(rename("weird-ns")));
+    const escaped = commentsOf(expectSame(rename(hostile)));
+    expect(plain.filter((c) => c.startsWith("weird-ns/")).length).toBeGreaterThan(1);
+    expect(escaped).toEqual(plain.map((c) => c.replaceAll("weird-ns", hostile)));
   });
 });

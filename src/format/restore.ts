@@ -7,6 +7,19 @@
 import type { ChainDeclaration, Entry, RuleSet, Table } from "../ir/types.js";
 
 /**
+ * Whether `text` holds a character {@link quoteArgument} escapes (`"` or `\`). Text without one
+ * is quoted by wrapping it, which lets a caller quote `prefix + suffix` from what it already
+ * knows of the parts.
+ */
+export function needsEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 || c === 92) return true;
+  }
+  return false;
+}
+
+/**
  * One argument as iptables-restore reads it back: bare when it holds no blank, quote or
  * backslash (kube-proxy's own rule: only comments with spaces are quoted), otherwise in double
  * quotes with `"` and `\` escaped.

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { formatEntry, quoteArgument as q } from "../format/restore.js";
+import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
@@ -76,10 +76,16 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
     hasEndpoints && port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0;
   const loadBalancerChain = usesFWChain ? chains.fw : chains.ext;
 
+  // Comments are spn between constant words with a blank: when spn has nothing to escape,
+  // quoting one is wrapping it, and spn is not scanned again for each comment.
+  const spnPlain = !needsEscape(spn);
+  const quoted = (before: string, after: string): string =>
+    spnPlain ? `"${before}${spn}${after}"` : q(`${before}${spn}${after}`);
+
   const rejectTarget = !hasEndpoints ? "REJECT" : "DROP";
   const rejectComment = !hasEndpoints ? `${spn} has no endpoints` : `${spn} has no local endpoints`;
-  const qRejectComment = q(rejectComment);
-  const qClusterIPComment = q(`${spn} cluster IP`);
+  const qRejectComment = quoted("", !hasEndpoints ? " has no endpoints" : " has no local endpoints");
+  const qClusterIPComment = quoted("", " cluster IP");
 
   // Lines per section, each section joined once at the end into one flat string: a chain of
   // `+=` would leave trees of small strings that every later join has to walk again.
@@ -101,7 +107,7 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
 
   // External IPs.
   if (port.externalIPs.length > 0) {
-    const comment = q(`${spn} external IP`);
+    const comment = quoted("", " external IP");
     for (const ip of port.externalIPs) {
       if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", comment, ip, chains.ext));
       if (!hasExternalEndpoints)
@@ -111,8 +117,8 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
 
   // Load-balancer IPs.
   if (port.loadBalancerVIPs.length > 0) {
-    const comment = q(`${spn} loadbalancer IP`);
-    const firewallComment = q(`${spn} traffic not accepted by ${chains.fw}`);
+    const comment = quoted("", " loadbalancer IP");
+    const firewallComment = quoted("", ` traffic not accepted by ${chains.fw}`);
     for (const ip of port.loadBalancerVIPs) {
       if (hasEndpoints) natShared.push(toDestination("KUBE-SERVICES", comment, ip, loadBalancerChain));
       if (usesFWChain) filter.push(toDestination("KUBE-PROXY-FIREWALL", firewallComment, ip, "DROP"));
@@ -177,19 +183,19 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
     const ext = chains.ext;
     if (!port.externalPolicyLocal) {
       natChainRules.push(
-        `-A ${ext} -m comment --comment ${q(`masquerade traffic for ${spn} external destinations`)} -j KUBE-MARK-MASQ\n`,
+        `-A ${ext} -m comment --comment ${quoted("masquerade traffic for ", " external destinations")} -j KUBE-MARK-MASQ\n`,
       );
     } else {
       if (ctx.ifLocal !== null) {
         natChainRules.push(
-          `-A ${ext} -m comment --comment ${q(`pod traffic for ${spn} external destinations`)} ${argsText(ctx.ifLocal)} -j ${chains.svc}\n`,
+          `-A ${ext} -m comment --comment ${quoted("pod traffic for ", " external destinations")} ${argsText(ctx.ifLocal)} -j ${chains.svc}\n`,
         );
       }
       natChainRules.push(
-        `-A ${ext} -m comment --comment ${q(`masquerade LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ\n`,
+        `-A ${ext} -m comment --comment ${quoted("masquerade LOCAL traffic for ", " external destinations")} -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ\n`,
       );
       natChainRules.push(
-        `-A ${ext} -m comment --comment ${q(`route LOCAL traffic for ${spn} external destinations`)} -m addrtype --src-type LOCAL -j ${chains.svc}\n`,
+        `-A ${ext} -m comment --comment ${quoted("route LOCAL traffic for ", " external destinations")} -m addrtype --src-type LOCAL -j ${chains.svc}\n`,
       );
     }
     if (hasExternalEndpoints) natChainRules.push(`-A ${ext} -j ${externalPolicyChain}\n`);
@@ -198,7 +204,7 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
   // Load-balancer source ranges.
   if (usesFWChain) {
     const fw = chains.fw;
-    const lbComment = q(`${spn} loadbalancer IP`);
+    const lbComment = quoted("", " loadbalancer IP");
     let allowNode = false;
     for (const range of port.loadBalancerSourceRanges) {
       natChainRules.push(`-A ${fw} -m comment --comment ${lbComment} -s ${q(range)} -j ${chains.ext}\n`);
@@ -209,7 +215,7 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
         natChainRules.push(`-A ${fw} -m comment --comment ${lbComment} -s ${q(ip)} -j ${chains.ext}\n`);
     }
     natChainRules.push(
-      `-A ${fw} -m comment --comment ${q(`other traffic to ${spn} will be dropped by KUBE-PROXY-FIREWALL`)}\n`,
+      `-A ${fw} -m comment --comment ${quoted("other traffic to ", " will be dropped by KUBE-PROXY-FIREWALL")}\n`,
     );
   }
 
@@ -217,11 +223,11 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
   // the reachable list itself (the common case); a narrower list looks its names up again.
   if (usesClusterPolicyChain) {
     const seps = cluster === reachable ? sepChains : sepNames(cluster, spn, proto);
-    loadBalancing(natChainRules, chains.svc, cluster, seps, spn, port, ctx);
+    loadBalancing(natChainRules, chains.svc, cluster, seps, spn, spnPlain, port, ctx);
   }
   if (usesLocalPolicyChain) {
     const seps = local === reachable ? sepChains : sepNames(local, spn, proto);
-    loadBalancing(natChainRules, chains.svl, local, seps, spn, port, ctx);
+    loadBalancing(natChainRules, chains.svl, local, seps, spn, spnPlain, port, ctx);
   }
 
   // Endpoint chains: the comment only outside large-cluster mode, the recent match only with
@@ -256,16 +262,19 @@ function loadBalancing(
   endpoints: readonly Endpoint[],
   seps: readonly string[],
   spn: string,
+  spnPlain: boolean,
   port: ServicePort,
   ctx: GenerationContext,
 ): void {
   const withComments = !ctx.largeClusterMode;
   const n = endpoints.length;
-  const comments = new Array<string>(n);
-  for (let i = 0; i < n; i++)
-    comments[i] = withComments
-      ? ` -m comment --comment ${q(`${spn} -> ${(endpoints[i] as Endpoint).endpoint}`)}`
-      : "";
+  const comments = new Array<string>(n).fill("");
+  for (let i = 0; withComments && i < n; i++) {
+    const endpoint = (endpoints[i] as Endpoint).endpoint;
+    // Quoting is wrapping when neither part has anything to escape (only the endpoint is scanned).
+    const text = spnPlain && !needsEscape(endpoint) ? `"${spn} -> ${endpoint}"` : q(`${spn} -> ${endpoint}`);
+    comments[i] = ` -m comment --comment ${text}`;
+  }
   if (port.stickyMaxAgeSeconds > 0) {
     const seconds = String(port.stickyMaxAgeSeconds);
     for (let i = 0; i < n; i++) {
