@@ -20,6 +20,8 @@ describe("createSync follows the profile", () => {
     const sync = createSync(config);
     const result = sync.update(v.services as Service[], v.endpointSlices as EndpointSlice[]);
     expect(formatRestore(result.ruleSet)).toBe(full(v as unknown as ClusterInput, "v1.22"));
+    // The first delta is joined from the blocks' text; the rules' print must say the same.
+    expect(result.deltaText).toBe(formatRestore(result.delta));
   });
 
   it("latest prefers a non-terminating duplicate endpoint, also incrementally", () => {

@@ -3,6 +3,7 @@
 // our delta applied to the previous state gives exactly our state, and it is never larger than
 // what kube-proxy wrote.
 import { describe, expect, it } from "vitest";
+import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
 import { applyRestore } from "../src/ir/state.js";
@@ -102,6 +103,11 @@ function compareSaves(
   return problems;
 }
 
+/** A delta as the engine's `deltaText` prints it. */
+function textOf(delta: RuleSet): string {
+  return delta.tables.length === 0 ? "" : formatRestore(delta);
+}
+
 /** Checks that the delta applied to `prev` gives exactly `state`. */
 function expectDeltaGives(prev: RuleSet, delta: RuleSet, state: RuleSet): void {
   const applied = applyRestore(prev, delta, { noflush: true });
@@ -125,6 +131,8 @@ describe("sync against kube-proxy's sequences", () => {
         );
         expect(problems, `step ${i}`).toEqual([]);
         expectDeltaGives(prev, result.delta, result.state);
+        // The first delta is joined from text, the rest printed from rules: the same either way.
+        expect(result.deltaText, `step ${i} text`).toBe(textOf(result.delta));
         expect(result.deltaText.length, `step ${i} delta size`).toBeLessThanOrEqual(
           step.expected.restore.length,
         );
@@ -318,6 +326,7 @@ describe("sync against full regeneration, random change sequences", () => {
         expect(compareSaves(ours, truth, false), where).toEqual([]);
         const applied = formatSave(applyRestore(prev, result.delta, { noflush: true }));
         expect(applied, where).toBe(ours);
+        expect(result.deltaText, where).toBe(textOf(result.delta));
         prev = result.state;
       }
     }

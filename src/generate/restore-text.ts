@@ -5,7 +5,7 @@
  * @module
  */
 import { RestoreLineWriter } from "../format/restore.js";
-import type { ClusterModel, ServicePort } from "../model/types.js";
+import type { ClusterModel } from "../model/types.js";
 import type { ServicePortText } from "./block.js";
 import { createContext, type GenerationContext } from "./context.js";
 import { type GenerateOptions, payloadHead, payloadTail, sortServicePorts } from "./rules.js";
@@ -33,13 +33,16 @@ export function generateRestoreText(model: ClusterModel, options: GenerateOption
 
 /**
  * Joins the payload from the fixed head and tail and one text block per service port (in
- * generation order). `blockOf` supplies the blocks, built or remembered.
+ * generation order). `blockOf` supplies the blocks, built or remembered. `predeclared` names
+ * fixed chains the kernel already has, whose declarations are left out (the incremental engine's
+ * first delta; a declaration would only flush what is empty anyway).
  */
-export function joinPayload(
+export function joinPayload<T>(
   ctx: GenerationContext,
-  ports: readonly ServicePort[],
-  blockOf: (port: ServicePort) => ServicePortText,
+  ports: readonly T[],
+  blockOf: (port: T) => ServicePortText,
   options: GenerateOptions = {},
+  predeclared: (table: "filter" | "nat", chain: string) => boolean = () => false,
 ): string {
   const existingChains = options.existingChains ?? [];
   // The payload prints filter before nat and, within nat, every declaration before any rule,
@@ -54,11 +57,11 @@ export function joinPayload(
   const head = payloadHead(ctx);
   const headText = new RestoreLineWriter();
   headText.line("*filter");
-  for (const decl of head.filterChains) headText.declaration(decl);
+  for (const decl of head.filterChains) if (!predeclared("filter", decl.name)) headText.declaration(decl);
   for (const rule of head.filterRules) headText.entry(rule);
   filter.push(headText.finish());
   for (const decl of head.natChains) {
-    headText.declaration(decl);
+    if (!predeclared("nat", decl.name)) headText.declaration(decl);
     active?.add(decl.name);
   }
   natDecls.push(headText.finish());
@@ -66,7 +69,7 @@ export function joinPayload(
   natRules.push(headText.finish());
 
   for (let i = 0; i < ports.length; i++) {
-    const block = blockOf(ports[i] as ServicePort);
+    const block = blockOf(ports[i] as T);
     if (block.filter !== "") filter.push(block.filter);
     if (block.natDeclarations !== "") natDecls.push(block.natDeclarations);
     if (block.natShared !== "") natRules.push(block.natShared);

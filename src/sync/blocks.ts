@@ -1,14 +1,20 @@
 /**
- * One service port's memoized rules: the block `buildServicePortRules` made, split the way the
- * incremental engine edits it (its slice of each shared chain, and each of its own chains with
- * a key to compare by), built once per change of the port or of large-cluster mode.
+ * One service port's memoized block: its restore text, and, when asked, its rules split the way
+ * the incremental engine edits them (its slice of each shared chain, and each of its own chains
+ * with a key to compare by); built once per change of the port or of large-cluster mode.
  *
  * @module
  */
 
 import type { RuleList } from "../diff/edit-script.js";
+import { rulesOfText } from "../generate/block.js";
 import type { GenerationContext } from "../generate/context.js";
-import { buildServicePortRules, type ServicePortRules } from "../generate/service-port.js";
+import {
+  buildServicePortRules,
+  buildServicePortText,
+  type ServicePortRules,
+  type ServicePortText,
+} from "../generate/service-port.js";
 import type { Rule } from "../ir/types.js";
 import type { ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
@@ -37,26 +43,63 @@ export interface OwnChain {
   readonly body: string;
 }
 
-/** A service port with its memoized rules. */
-export interface PortEntry {
-  /** `ns/name:port` + NUL + protocol: unique per service port, and its sort key. */
-  readonly id: string;
-  /** `ns/name:port`, the sort key. */
-  readonly name: string;
-  /** The port as the model holds it. */
-  readonly port: ServicePort;
-  /** The port's data as text; equal text means equal rules (for one large-cluster mode). */
-  readonly fingerprint: string;
-  /** Whether the block was built in large-cluster mode. */
-  readonly largeClusterMode: boolean;
-  /** The block, as `assemblePayload` takes it. */
-  readonly rules: ServicePortRules;
-  /** The port's rules in each shared chain, by slot. */
-  readonly shared: readonly RuleList[];
-  /** The port's own nat chains, in declaration order. */
-  readonly chains: ReadonlyMap<string, OwnChain>;
-  /** The number of the port's rules in each shared chain, by slot. */
+/**
+ * A service port with its memoized block. The text is built at once (a full sync joins it); the
+ * rules, and the per-chain lists the delta compares, only when an update or a caller asks for
+ * them: the first update of a 10,000-service cluster needs none of its 320,000 rules as objects.
+ */
+export class PortEntry {
+  /** The port's rules in each shared chain, counted by slot. */
   readonly counts: readonly number[];
+  readonly #ctx: GenerationContext;
+  #rules: ServicePortRules | undefined;
+  #shared: readonly RuleList[] | undefined;
+  #chains: ReadonlyMap<string, OwnChain> | undefined;
+
+  /**
+   * @param id `ns/name:port` + NUL + protocol: unique per service port, and its sort key.
+   * @param name `ns/name:port`.
+   * @param port The port as the model holds it (equal data means equal rules, for one mode).
+   * @param text The block as restore text.
+   */
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly port: ServicePort,
+    readonly text: ServicePortText,
+    ctx: GenerationContext,
+  ) {
+    this.#ctx = ctx;
+    this.counts = sharedCounts(text);
+  }
+
+  /** Whether the block was built in large-cluster mode. */
+  get largeClusterMode(): boolean {
+    return this.#ctx.largeClusterMode;
+  }
+
+  /** The block as rules, as `assemblePayload` takes it. */
+  get rules(): ServicePortRules {
+    if (this.#rules === undefined) {
+      // Profiles that build rules (v1.22) build them again; the others' rules are their text's.
+      const ctx = this.#ctx;
+      this.#rules =
+        ctx.traits.externalChains === "xlb" ? buildServicePortRules(this.port, ctx) : rulesOfText(this.text);
+    }
+    return this.#rules;
+  }
+
+  /** The port's rules in each shared chain, by slot. */
+  get shared(): readonly RuleList[] {
+    if (this.#shared === undefined) this.#shared = sharedLists(this.rules);
+    return this.#shared;
+  }
+
+  /** The port's own nat chains, in declaration order. */
+  get chains(): ReadonlyMap<string, OwnChain> {
+    if (this.#chains === undefined) this.#chains = ownChains(this.rules);
+    return this.#chains;
+  }
 }
 
 /** The comparison key of a generated rule: its argv (no two arguments contain a NUL). */
@@ -78,14 +121,23 @@ function slotOf(table: "filter" | "nat", chain: string): number {
 
 const EMPTY_LIST: RuleList = { rules: [], keys: [] };
 
-/** Builds the entry of one service port. */
-export function buildEntry(
-  id: string,
-  port: ServicePort,
-  fingerprint: string,
-  ctx: GenerationContext,
-): PortEntry {
-  const rules = buildServicePortRules(port, ctx);
+/** Counts the `-A CHAIN …` lines of the shared sections by slot, without tokenizing them. */
+function sharedCounts(text: ServicePortText): number[] {
+  const counts = new Array<number>(SLOTS).fill(0);
+  const count = (table: "filter" | "nat", lines: string): void => {
+    for (let start = 0; start < lines.length; ) {
+      const end = lines.indexOf("\n", start);
+      const slot = slotOf(table, lines.slice(start + 3, lines.indexOf(" ", start + 3)));
+      counts[slot] = (counts[slot] as number) + 1;
+      start = end < 0 ? lines.length : end + 1;
+    }
+  };
+  count("filter", text.filter);
+  count("nat", text.natShared);
+  return counts;
+}
+
+function sharedLists(rules: ServicePortRules): RuleList[] {
   const slots: Rule[][] = [];
   const put = (slot: number, rule: Rule): void => {
     const list = slots[slot];
@@ -99,6 +151,10 @@ export function buildEntry(
     const list = slots[i];
     shared.push(list === undefined ? EMPTY_LIST : listOf(list));
   }
+  return shared;
+}
+
+function ownChains(rules: ServicePortRules): Map<string, OwnChain> {
   const own = new Map<string, Rule[]>();
   for (const chain of rules.natChains) own.set(chain, []);
   for (const rule of rules.natChainRules) {
@@ -114,17 +170,13 @@ export function buildEntry(
     const rl = listOf(list);
     chains.set(chain, { list: rl, body: rl.keys.join("\u0001") });
   }
-  return {
-    id,
-    name: servicePortName(port.namespace, port.name, port.portName),
-    port,
-    fingerprint,
-    largeClusterMode: ctx.largeClusterMode,
-    rules,
-    shared,
-    chains,
-    counts: shared.map((l) => l.rules.length),
-  };
+  return chains;
+}
+
+/** Builds the entry of one service port. */
+export function buildEntry(id: string, port: ServicePort, ctx: GenerationContext): PortEntry {
+  const name = servicePortName(port.namespace, port.name, port.portName);
+  return new PortEntry(id, name, port, buildServicePortText(port, ctx), ctx);
 }
 
 /**

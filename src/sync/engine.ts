@@ -1,8 +1,8 @@
 /**
  * The incremental engine: fed the current Services and EndpointSlices again and again, it keeps
- * one proxier's view (per-Service fingerprints of the family-filtered ports and endpoints), the
- * memoized rules of every service port, and the kernel state its deltas produce, so that an
- * update costs in proportion to what changed rather than to the cluster.
+ * one proxier's view (each Service's family-filtered ports and endpoints, compared field by
+ * field), the memoized block of every service port, and the kernel state its deltas produce, so
+ * that an update costs in proportion to what changed rather than to the cluster.
  *
  * @module
  */
@@ -11,7 +11,9 @@ import { KubeIptablesError, type Problem } from "../errors.js";
 import { formatRestore } from "../format/restore.js";
 import { nodePortsTailRules } from "../generate/base-chains.js";
 import { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "../generate/context.js";
+import { joinPayload } from "../generate/restore-text.js";
 import { assemblePayload, stateAfterFullSync } from "../generate/rules.js";
+import { samePort } from "../generate/same-port.js";
 import { applyRestore } from "../ir/state.js";
 import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";
@@ -193,7 +195,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     const dirty = index.apply(services, endpointSlices);
     // 1. The proxier's view of each touched Service; a port counts as changed only if it did.
     const removedIds: string[] = [];
-    const pending: { id: string; port: ServicePort; fingerprint: string }[] = [];
+    const pending: { id: string; port: ServicePort }[] = [];
     for (const key of dirty) {
       const service = index.service(key);
       let ports =
@@ -210,11 +212,10 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
         const id = portId(port);
         if (ids.includes(id)) continue;
         ids.push(id);
-        const fingerprint = JSON.stringify(port);
         const entry = entries.get(id);
-        if (entry !== undefined && entry.fingerprint === fingerprint) continue;
+        if (entry !== undefined && samePort(entry.port, port)) continue;
         totalEndpoints += port.endpoints.length - (entry?.port.endpoints.length ?? 0);
-        pending.push({ id, port, fingerprint });
+        pending.push({ id, port });
       }
       for (const id of portsOfService.get(key) ?? []) {
         if (ids.includes(id)) continue;
@@ -243,7 +244,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     const fresh = new Set<string>();
     for (const p of pending) {
       const old = entries.get(p.id);
-      const entry = buildEntry(p.id, p.port, p.fingerprint, ctx);
+      const entry = buildEntry(p.id, p.port, ctx);
       built++;
       fresh.add(p.id);
       entries.set(p.id, entry);
@@ -253,7 +254,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     if (modeChanged) {
       for (const [id, old] of entries) {
         if (fresh.has(id)) continue;
-        const entry = buildEntry(id, old.port, old.fingerprint, ctx);
+        const entry = buildEntry(id, old.port, ctx);
         built++;
         entries.set(id, entry);
         replaced.set(id, old);
@@ -273,14 +274,25 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
 
     // 4. The delta.
     const counts = zeroCounts();
-    let delta: RuleSet;
+    let delta: () => RuleSet;
+    // The delta as text, when it is made as text (the first delta from an empty kernel).
+    let deltaText: string | null = null;
     const snapshot = order;
     let firstPayload: RuleSet | null = null;
     if (!synced) {
       const all = snapshot.toArray();
       if (start === undefined) {
-        delta = firstDelta(ctx, all);
-        counts.chainsCreated = all.reduce((n, e) => n + e.chains.size, 0);
+        // The full payload, joined from the blocks' text; rules only if a caller asks.
+        const have = predeclaredChains(ctx);
+        deltaText = joinPayload(
+          ctx,
+          all,
+          (e) => e.text,
+          {},
+          (table, chain) => have[table].has(chain),
+        );
+        delta = lazy(() => firstDelta(ctx, all));
+        counts.chainsCreated = all.reduce((n, e) => n + e.text.natChains.length, 0);
       } else {
         const payload = assemblePayload(
           ctx,
@@ -288,7 +300,8 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
         );
         const node = start;
         const adoption = adoptionDelta(node, payload, ctx.traits);
-        delta = adoption.delta;
+        const adopted = adoption.delta;
+        delta = () => adopted;
         Object.assign(counts, adoption.counts);
         firstPayload = payload;
         const after = lazy(() => applyRestore(node, adoption.delta, { noflush: true }));
@@ -317,7 +330,8 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
       }
       located.sort((x, y) => x.at - y.at || x.rank - y.rank);
       const changes = located.map((l) => l.change);
-      delta = buildDelta(family, changes, lengths, counts);
+      const edits = buildDelta(family, changes, lengths, counts);
+      delta = () => edits;
       const nextTotals = totals.slice();
       for (const c of changes) {
         for (let s = 0; s < nextTotals.length; s++) {
@@ -326,7 +340,8 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
       }
       totals = nextTotals;
     } else {
-      delta = { family, tables: [] };
+      const none: RuleSet = { family, tables: [] };
+      delta = () => none;
     }
     const initial = !synced;
     synced = true;
@@ -349,7 +364,10 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
           )
         : currentState;
     currentState = state;
-    const deltaText = delta.tables.length === 0 ? "" : formatRestore(delta);
+    if (deltaText === null) {
+      const made = delta();
+      deltaText = made.tables.length === 0 ? "" : formatRestore(made);
+    }
     const stats: SyncStats = {
       servicesExamined: dirty.size,
       portsAdded: added.length,
@@ -373,7 +391,9 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
       get state(): RuleSet {
         return state();
       },
-      delta,
+      get delta(): RuleSet {
+        return delta();
+      },
       deltaText,
       stats,
     };
@@ -388,6 +408,14 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
   };
 }
 
+/** The chains the kernel has before kube-proxy's first sync (built-in, and its jump targets). */
+function predeclaredChains(ctx: GenerationContext): Record<"filter" | "nat", ReadonlySet<string>> {
+  const existing = initialState(ctx);
+  const of = (name: string) =>
+    new Set(existing.tables.find((t) => t.name === name)?.chains.map((c) => c.name) ?? []);
+  return { filter: of("filter"), nat: of("nat") };
+}
+
 /**
  * The first delta: the full payload, without declaring the chains the kernel already has (the
  * jump targets, which are empty until now).
@@ -397,14 +425,12 @@ function firstDelta(ctx: GenerationContext, order: readonly PortEntry[]): RuleSe
     ctx,
     order.map((e) => e.rules),
   );
-  const existing = initialState(ctx);
+  const have = predeclaredChains(ctx);
   return {
     family: ctx.family,
     tables: payload.tables.map((table) => {
-      const have = new Set(
-        existing.tables.find((t) => t.name === table.name)?.chains.map((c) => c.name) ?? [],
-      );
-      return { ...table, chains: table.chains.filter((c) => !have.has(c.name)) };
+      const existing: ReadonlySet<string> = have[table.name as "filter" | "nat"] ?? new Set<string>();
+      return { ...table, chains: table.chains.filter((c) => !existing.has(c.name)) };
     }),
   };
 }
