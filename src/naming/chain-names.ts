@@ -53,19 +53,20 @@ function wellFormed(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-/** Whether `text` holds a UTF-16 surrogate (one scan; kube-proxy's inputs never do). */
-function hasSurrogate(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) return true;
-  }
-  return false;
+// ES2024's String.prototype.isWellFormed answers at once for a one-byte string (every hash
+// input of a valid cluster); engines without it scan.
+const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
+/** Whether `text` holds no unpaired surrogate. */
+function isWellFormed(text: string): boolean {
+  if (nativeIsWellFormed !== undefined) return nativeIsWellFormed.call(text);
+  return wellFormed(text) === text;
 }
 
 /** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
 function computeHash(input: string): string {
   // `array` returns the digest as plain numbers; only the first 10 are copied and encoded.
-  const digest = sha256.array(hasSurrogate(input) ? wellFormed(input) : input);
+  const digest = sha256.array(isWellFormed(input) ? input : wellFormed(input));
   for (let i = 0; i < 10; i++) head[i] = digest[i] as number;
   return base32Encode(head, "RFC4648", NO_PADDING);
 }
