@@ -4,7 +4,9 @@
  *
  * The pipeline: Kubernetes objects → {@link modelFromKubernetes} → {@link generateRules} (the
  * payload kube-proxy writes) or {@link generateState} (what the kernel then holds) →
- * {@link formatRestore} / {@link formatSave} / {@link formatJson}.
+ * {@link formatRestore} / {@link formatSave} / {@link formatJson}. The direct paths
+ * {@link generateRestoreText} and {@link generateSaveText} print the same text without the rule
+ * objects.
  *
  * @example
  * import { modelFromKubernetes, generateRules, formatRestore } from "kube-iptables";
@@ -33,6 +35,7 @@ export { createGenerator, type Generator } from "./generate/generator.js";
 export { generateRestoreText } from "./generate/restore-text.js";
 export type { GenerateOptions } from "./generate/rules.js";
 export { generateRules, generateState } from "./generate/rules.js";
+export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
 export type { CanonicalRule } from "./ir/canonical.js";
 export { canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
 export { applyRestore } from "./ir/state.js";

@@ -3,9 +3,9 @@ import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { formatJson } from "../format/json.js";
 import { parseRules } from "../format/parse.js";
-import { formatSave } from "../format/save.js";
 import { generateRestoreText } from "../generate/restore-text.js";
-import { generateRules, generateState } from "../generate/rules.js";
+import { generateRules } from "../generate/rules.js";
+import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { readClusterText } from "../kube/read-input.js";
@@ -94,7 +94,7 @@ export function runGenerate(argv: readonly string[]): number {
         ? generateRestoreText(model, options)
         : format === "json"
           ? formatJson(generateRules(model, options))
-          : formatSave(generateState(model, options));
+          : generateSaveText(model, options);
     const header =
       families.length > 1 ? `# ${family} (${family === "IPv4" ? "iptables" : "ip6tables"})\n` : "";
     outputs.push(format === "json" ? body : header + body);

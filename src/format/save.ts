@@ -7,14 +7,23 @@
 
 import { KubeIptablesError } from "../errors.js";
 import {
+  type CanonicalizeResult,
   canonicalizeRuleOnce,
   expandAddressLists,
   formatCanonicalRule,
   tryCanonicalizeRule,
 } from "../ir/canonical.js";
 import type { Backend } from "../ir/canonical-types.js";
-import { compareChainNames } from "../ir/state.js";
-import { BUILTIN_CHAINS, type ChainDeclaration, type Rule, type RuleSet, type Table } from "../ir/types.js";
+import { sortChainNames } from "../ir/chain-sort.js";
+import {
+  BUILTIN_CHAINS,
+  type ChainDeclaration,
+  type Counters,
+  type IPFamily,
+  type Rule,
+  type RuleSet,
+  type Table,
+} from "../ir/types.js";
 
 /** Options of {@link formatSave}. */
 export interface FormatSaveOptions {
@@ -59,6 +68,61 @@ class SaveWriter {
 
 const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
 
+function ruleError(chain: string, message: string): KubeIptablesError {
+  return new KubeIptablesError([
+    { code: "PARSE", path: "", message: `-A ${chain}: ${message}`, severity: "error" },
+  ]);
+}
+
+/**
+ * The save lines of a rule the canonicalizer did not take as it is: one per address when
+ * `-s`/`-d` hold comma lists (a hand-built state may hold `-s a,b`, and the kernel would hold
+ * one rule per address); otherwise the problem, thrown.
+ */
+function expandedSaveLines(
+  chain: string,
+  args: readonly string[],
+  failure: CanonicalizeResult & { readonly ok: false },
+  family: IPFamily,
+  canonicalOptions: { readonly backend: Backend },
+  counters: Counters | undefined,
+): string[] {
+  const expanded = failure.addressList ? expandAddressLists(args, family) : null;
+  if (expanded === null) throw ruleError(chain, failure.message);
+  const lines: string[] = [];
+  for (const one of expanded) {
+    const c = tryCanonicalizeRule(one, family, canonicalOptions);
+    if (!c.ok) throw ruleError(chain, c.message);
+    lines.push(formatCanonicalRule(chain, c.rule, counters));
+  }
+  return lines;
+}
+
+/**
+ * One rule's lines as `iptables-save` prints them, through the canonicalizer: one line, or one
+ * per address of a comma list in `-s`/`-d`.
+ *
+ * @param chain - The rule's chain.
+ * @param args - Its specification, as in `Rule.args`.
+ * @param family - The rule set's family.
+ * @param canonicalOptions - The backend to imitate.
+ * @returns The lines, without newlines.
+ * @throws KubeIptablesError when iptables would refuse the rule.
+ * @example
+ * saveLinesOfRule("X", ["-s", "10.0.0.1,10.0.0.2", "-j", "DROP"], "IPv4", { backend: "nft" })
+ * // ["-A X -s 10.0.0.1/32 -j DROP", "-A X -s 10.0.0.2/32 -j DROP"]
+ */
+export function saveLinesOfRule(
+  chain: string,
+  args: readonly string[],
+  family: IPFamily,
+  canonicalOptions: { readonly backend: Backend },
+): string[] {
+  const c = tryCanonicalizeRule(args, family, canonicalOptions);
+  if (c.ok) return [formatCanonicalRule(chain, c.rule)];
+  return expandedSaveLines(chain, args, c, family, canonicalOptions, undefined);
+}
+
 function pushRule(
   lines: SaveWriter,
   rule: Rule,
@@ -73,22 +137,8 @@ function pushRule(
     lines.push(formatCanonicalRule(rule.chain, c.rule, counters));
     return;
   }
-  // A hand-built state may still hold `-s a,b`: the kernel would hold one rule per address.
-  const expanded = c.addressList ? expandAddressLists(rule.args, state.family) : null;
-  if (expanded === null) {
-    throw new KubeIptablesError([
-      { code: "PARSE", path: "", message: `-A ${rule.chain}: ${c.message}`, severity: "error" },
-    ]);
-  }
-  for (const args of expanded) {
-    const one = tryCanonicalizeRule(args, state.family, canonicalOptions);
-    if (!one.ok) {
-      throw new KubeIptablesError([
-        { code: "PARSE", path: "", message: `-A ${rule.chain}: ${one.message}`, severity: "error" },
-      ]);
-    }
-    lines.push(formatCanonicalRule(rule.chain, one.rule, counters));
-  }
+  for (const line of expandedSaveLines(rule.chain, rule.args, c, state.family, canonicalOptions, counters))
+    lines.push(line);
 }
 
 function pushTable(
@@ -125,7 +175,7 @@ function pushTable(
     list.push(e);
   }
   for (const chain of byChain.keys()) if (!builtins.includes(chain)) user.add(chain);
-  const order = builtins.concat([...user].sort(compareChainNames));
+  const order = builtins.concat(sortChainNames([...user]));
 
   lines.push(`*${table.name}`);
   for (const name of builtins) {

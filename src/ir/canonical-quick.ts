@@ -64,7 +64,7 @@ function protocolOf(name: string): number {
 }
 
 /** Decimal digits in `text[from, to)` forming 1–65535 without a leading zero; -1 otherwise. */
-function portAt(text: string, from: number, to: number): number {
+export function portAt(text: string, from: number, to: number): number {
   if (to <= from || to - from > 5 || text.charCodeAt(from) === 48) return -1;
   let v = 0;
   for (let i = from; i < to; i++) {
@@ -79,7 +79,7 @@ function portAt(text: string, from: number, to: number): number {
  * Whether `text[0, to)` is a strict dotted quad (four decimal parts ≤ 255, no leading zeros),
  * a spelling every IPv4 reader of the canonicalizer accepts.
  */
-function isDottedQuad(text: string, to: number): boolean {
+export function isDottedQuad(text: string, to: number): boolean {
   let parts = 0;
   let digits = 0;
   let value = 0;
@@ -127,7 +127,7 @@ function isMark(text: string, mask: boolean): boolean {
 }
 
 /** `0.` and one or more digits: a probability in [0, 1). */
-function isProbability(text: string): boolean {
+export function isProbability(text: string): boolean {
   const n = text.length;
   if (n < 3 || text.charCodeAt(0) !== 48 || text.charCodeAt(1) !== 46) return false;
   for (let i = 2; i < n; i++) {
@@ -391,7 +391,7 @@ function recentFlag(arg: string): number {
 }
 
 /** 1 to 999,999,999 in decimal without a leading zero (a `--seconds` the kernel takes). */
-function isPositive(text: string): boolean {
+export function isPositive(text: string): boolean {
   const n = text.length;
   if (n === 0 || n > 9 || text.charCodeAt(0) === 48) return false;
   for (let i = 0; i < n; i++) {
@@ -416,7 +416,7 @@ function targetKind(name: string): number {
 }
 
 /** Whether `name` starts with `KUBE-`. */
-function isKubeChain(name: string): boolean {
+export function isKubeChain(name: string): boolean {
   return (
     name.length > 5 &&
     name.charCodeAt(4) === 45 &&

@@ -1,0 +1,344 @@
+// generateSaveText prints the save text straight from the generator's text blocks, through
+// quickSaveLine for kube-proxy's rule shapes; it must stay byte for byte
+// formatSave(generateState(...)), which goes through the canonicalizer for every rule. Both
+// halves are held to the reference here: the whole text on every fixture cluster and on random
+// clusters, and the line printer on every fixture rule and on fuzzed and mutated rules.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it, test } from "vitest";
+import { parseRules } from "../src/format/parse.js";
+import { formatSave } from "../src/format/save.js";
+import { tokenizeLine } from "../src/format/tokenize.js";
+import { type GenerateOptions, generateRules, generateState } from "../src/generate/rules.js";
+import { generateSaveText, PlainWords } from "../src/generate/save-text.js";
+import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
+import type { Backend } from "../src/ir/canonical-types.js";
+import { sortChainNames } from "../src/ir/chain-sort.js";
+import { appendQuickSaveLine, quickSaveLine } from "../src/ir/save-quick.js";
+import { compareChainNames } from "../src/ir/state.js";
+import type { IPFamily, RuleSet } from "../src/ir/types.js";
+import { modelFromInput } from "../src/kube/to-model.js";
+import type { ClusterInput } from "../src/kube/types.js";
+import type { ClusterModel, Profile } from "../src/model/types.js";
+import { FIXTURES, listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
+import { randomCluster } from "./support/random-cluster.js";
+
+const SEED = 20_260_122;
+const PROFILES: readonly Profile[] = ["v1.30", "v1.32", "latest", "v1.22"];
+
+function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: Backend } = {}): string {
+  const text = generateSaveText(model, options);
+  const reference = formatSave(generateState(model, options), { backend: options.backend ?? "nft" });
+  expect(text).toBe(reference);
+  return text;
+}
+
+/** The nat chains a payload declares (what the kernel holds after it is restored). */
+function natChainsOf(payload: RuleSet): string[] {
+  return payload.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
+}
+
+describe("generateSaveText, fixture clusters", () => {
+  it.each(listVectors("kube-proxy"))("$name", ({ path }) => {
+    const v = readJson<Vector>(path);
+    expectSame(modelFromInput(v as unknown as ClusterInput));
+  });
+
+  it.each(listVectors("kube-proxy-v1.22"))("v1.22 $name", ({ path }) => {
+    const v = readJson<Vector>(path);
+    expectSame(modelFromInput(v as unknown as ClusterInput, { config: { profile: "v1.22" } }));
+  });
+
+  it("matches the real kernel's save on a vector", () => {
+    const v = loadVector("kube-proxy", "large-1");
+    // The vector's `save` is what iptables-save printed after kube-proxy's payload was restored.
+    expect(v.expected.save.length).toBeGreaterThan(0);
+    const text = expectSame(modelFromInput(v as unknown as ClusterInput));
+    expect(text.split("\n").filter((l) => l.startsWith("-A ")).length).toBeGreaterThan(100);
+  });
+});
+
+describe("generateSaveText, random clusters", () => {
+  // Enough seeds for IPv6, large-cluster mode and every service type to come up.
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))("seed %i", (seed) => {
+    const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
+    for (const profile of PROFILES) expectSame(modelFromInput(cluster, { config: { profile } }));
+    expectSame(modelFromInput(cluster), { backend: "legacy" });
+  });
+
+  it("deletes the same stale chains when given the kernel's chains", () => {
+    let deleted = 0;
+    for (let seed = 100; seed < 110; seed++) {
+      const before = modelFromInput(randomCluster(seed));
+      const after = modelFromInput(randomCluster(seed + 50, { family: before.config.ipFamily }));
+      const existingChains = [...natChainsOf(generateRules(before)), "KUBE-MARK-DROP", "OTHER-CHAIN"];
+      expectSame(after, { existingChains });
+      const nat = generateRules(after, { existingChains }).tables.find((t) => t.name === "nat");
+      deleted += nat?.entries.filter((e) => e.kind === "chain" && e.op === "-X").length ?? 0;
+    }
+    expect(deleted).toBeGreaterThan(0);
+  });
+
+  it("overrides traits as generateState does", () => {
+    const model = modelFromInput(randomCluster(7), { config: { profile: "v1.32" } });
+    expectSame(model, { traits: { nfacctCounters: false, paddedMark: false } });
+  });
+
+  it("handles a model without service ports", () => {
+    const model = modelFromInput(randomCluster(1));
+    expectSame({ ...model, servicePorts: [] });
+  });
+});
+
+/** Every `-A` line of the fixture texts (restore inputs and saves), once each. */
+function fixtureRuleLines(): string[] {
+  const lines = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      if (!value.startsWith("*")) return;
+      for (const line of value.split("\n")) if (line.startsWith("-A ")) lines.add(line);
+    } else if (Array.isArray(value)) for (const v of value) visit(v);
+    else if (value !== null && typeof value === "object") for (const v of Object.values(value)) visit(v);
+  };
+  const walk = (dir: string): void => {
+    for (const f of readdirSync(dir).sort()) {
+      const path = join(dir, f);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (f.endsWith(".json")) visit(JSON.parse(readFileSync(path, "utf8")));
+    }
+  };
+  for (const folder of [
+    "kube-proxy",
+    "kube-proxy-v1.22",
+    "kube-proxy-sequences",
+    "iptables-save",
+    "spec-examples",
+  ])
+    walk(join(FIXTURES, folder));
+  return [...lines];
+}
+
+/**
+ * What quickSaveLine prints must be what the canonicalizer prints, in every family and on both
+ * backends; and where it declines, nothing may have been pushed.
+ */
+function expectAgrees(chain: string, args: readonly string[]): number {
+  let printed = 0;
+  for (const family of ["IPv4", "IPv6"] as IPFamily[]) {
+    const line = quickSaveLine(chain, args, 0, args.length, family);
+    const out = ["kept"];
+    expect(appendQuickSaveLine(out, chain, args, 0, args.length, family)).toBe(line !== null);
+    if (line === null) {
+      expect(out).toEqual(["kept"]);
+      continue;
+    }
+    expect(out.slice(1).join("")).toBe(line);
+    printed++;
+    for (const backend of ["nft", "legacy"] as Backend[]) {
+      const c = tryCanonicalizeRule(args, family, { backend });
+      expect({ args, family, backend, ok: c.ok }).toEqual({ args, family, backend, ok: true });
+      if (c.ok) expect(line).toBe(formatCanonicalRule(chain, c.rule));
+    }
+  }
+  return printed;
+}
+
+describe("quickSaveLine", () => {
+  const lines = fixtureRuleLines();
+
+  it("prints every fixture rule it takes as the canonicalizer does", () => {
+    expect(lines.length).toBeGreaterThan(1000);
+    let printed = 0;
+    for (const line of lines) {
+      const argv = tokenizeLine(line, 0, line.length, false);
+      printed += expectAgrees(argv[1] as string, argv.slice(2));
+    }
+    // The fast path is actually taken for most of them.
+    expect(printed).toBeGreaterThan(lines.length / 2);
+  });
+
+  // Fixture lines with tokens swapped for tricky ones.
+  const POOL = [
+    ...(
+      "99999 0 010 80 65535 10.0.0.256 10.0.0.1/0 10.0.0.1/33 10.0.0.1/8 10.0.0.5/24 010.0.0.1 fd00::1 " +
+      "fd00::5/64 FD00:0::1 10.0.0.1,10.0.0.2 ! -m tcp udp sctp icmp --dport --sport -p -j -g DNAT " +
+      "MARK LOG MASQUERADE REJECT --to-destination 10.0.0.1:0 10.0.0.1:8080 10.0.0.1 [fd00::1]:80 " +
+      "[fd00::1] fd00::1:80 10.0.0.1-10.0.0.2:80 0.5 0. 1 0.0000000001 random nth --mode --probability " +
+      "LOCAL local BROADCAST UNICAST,LOCAL --comment KUBE-SVC-X ACCEPT + eth0 an-interface-name-too-long " +
+      "-s -d -i -o --random-fully --src-type --dst-type statistic addrtype comment recent --name --set " +
+      "--rcheck --seconds --reap --rsource --rdest --update 10800 --reject-with --source"
+    ).split(" "),
+    "",
+    "a b",
+    'x"y',
+    "it's",
+    "é",
+    "x".repeat(300),
+  ];
+  const mutation = fc.record({
+    line: fc.nat(lines.length - 1),
+    edits: fc.array(
+      fc.record({
+        kind: fc.constantFrom("replace", "insert", "delete", "swap"),
+        at: fc.nat(30),
+        token: fc.constantFrom(...POOL),
+      }),
+      { minLength: 1, maxLength: 3 },
+    ),
+  });
+  test("agrees with the canonicalizer on mutated fixture rules", () => {
+    fc.assert(
+      fc.property(mutation, ({ line, edits }) => {
+        const argv = tokenizeLine(lines[line] as string, 0, (lines[line] as string).length, false);
+        const tokens = argv.slice(2);
+        for (const e of edits) {
+          const at = e.at % Math.max(1, tokens.length + 1);
+          if (e.kind === "replace" && at < tokens.length) tokens[at] = e.token;
+          else if (e.kind === "insert") tokens.splice(Math.min(at, tokens.length), 0, e.token);
+          else if (e.kind === "delete" && at < tokens.length) tokens.splice(at, 1);
+          else if (e.kind === "swap" && at + 1 < tokens.length) {
+            const t = tokens[at] as string;
+            tokens[at] = tokens[at + 1] as string;
+            tokens[at + 1] = t;
+          }
+        }
+        expectAgrees(argv[1] as string, tokens);
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  test("agrees with the canonicalizer on random argv", () => {
+    const argv = fc.array(
+      fc.constantFrom(
+        ...(
+          "-s -d 10.0.0.1 10.0.0.0/8 10.0.0.1/0 fd00::1 fd00::/64 -i -o eth0 -p tcp udp sctp -m comment " +
+          "--comment statistic --mode random --probability 0.25 0.3333333333 addrtype --dst-type --src-type " +
+          "LOCAL --dport --sport 80 53 ! -j KUBE-SVC-X ACCEPT DNAT --to-destination 10.0.0.1:80 [fd00::1]:80 " +
+          "REJECT recent --name --set --rcheck --seconds 10800 --reap --rsource mark --mark 0x4000"
+        ).split(" "),
+        "x y",
+      ),
+      { maxLength: 14 },
+    );
+    fc.assert(
+      fc.property(argv, (args) => {
+        expectAgrees("KUBE-X", args);
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+  });
+
+  it("prints kube-proxy's usual rules", () => {
+    const print = (line: string, family: IPFamily = "IPv4"): string | null => {
+      const args = line.split(" ");
+      return quickSaveLine("X", args, 0, args.length, family);
+    };
+    expect(print("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe("-A X -s 10.64.0.10/32 -j KUBE-MARK-MASQ");
+    expect(print("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(
+      "-A X -p tcp -m tcp -j DNAT --to-destination 10.64.0.10:8080",
+    );
+    expect(print("-m statistic --mode random --probability 0.0227272727 -j KUBE-SEP-A")).toBe(
+      "-A X -m statistic --mode random --probability 0.02272727247 -j KUBE-SEP-A",
+    );
+    expect(print("-m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ")).toBe(
+      "-A X ! -s 10.64.0.0/10 -d 10.96.0.10/32 -p tcp -m tcp --dport 80 -j KUBE-MARK-MASQ",
+    );
+    expect(
+      print("-m recent --name KUBE-SEP-A --set -m tcp -p tcp -j DNAT --to-destination [fd00::a]:80", "IPv6"),
+    ).toBe(
+      "-A X -p tcp -m recent --set --name KUBE-SEP-A --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource -m tcp -j DNAT --to-destination [fd00::a]:80",
+    );
+    expect(print("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(
+      "-A X -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable",
+    );
+  });
+
+  it("leaves everything else to the canonicalizer", () => {
+    const print = (line: string): string | null => {
+      const args = line.split(" ");
+      return quickSaveLine("X", args, 0, args.length, "IPv4");
+    };
+    expect(print("-m mark --mark 0x4000/0x4000 -j RETURN")).toBeNull(); // not a shape it prints
+    expect(print("-j MARK --or-mark 0x4000")).toBeNull();
+    expect(print("-s 10.0.0.1,10.0.0.2 -j DROP")).toBeNull(); // several kernel rules
+    expect(print("! -s 0.0.0.0/0 -j DROP")).toBeNull(); // refused by nft only
+    expect(print("-p tcp --dport 99999 -j ACCEPT")).toBeNull(); // invalid
+    expect(print("-m tcp -p tcp -m tcp --dport 80")).toBeNull(); // merged on nft only
+  });
+
+  it("covers nearly every rule of a kube-proxy payload", () => {
+    const text = loadVector("kube-proxy", "large-1").expected.restore;
+    const rules = parseRules(text).ruleSet.tables.flatMap((t) => t.entries);
+    let declined = 0;
+    for (const r of rules)
+      if (r.kind === "rule" && quickSaveLine(r.chain, r.args, 0, r.args.length, "IPv4") === null) declined++;
+    expect(rules.length).toBeGreaterThan(100);
+    expect(declined / rules.length).toBeLessThan(0.05);
+  });
+});
+
+describe("sortChainNames", () => {
+  test("sorts as compareChainNames does, surrogates included", () => {
+    const name = fc.array(
+      fc.constantFrom("A", "B", "a", "-", "_", "K", "é", "\uffff", "\ud83d\ude00", "\ue000"),
+      {
+        maxLength: 6,
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          name.map((c) => c.join("")),
+          { maxLength: 40 },
+        ),
+        (names) => {
+          const sorted = sortChainNames(names.slice());
+          expect(sorted).toEqual(names.slice().sort(compareChainNames));
+        },
+      ),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+});
+
+describe("PlainWords", () => {
+  test("reads plain lines as tokenizeLine does, and gives up on the others", () => {
+    const line = fc.array(fc.constantFrom("a", "-", "b", " ", " ", "\t", '"', "\\", "\r", "é"), {
+      maxLength: 24,
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (chars) => {
+        const text = chars.map((c) => c.join("")).join("\n");
+        const reader = new PlainWords();
+        reader.reset(text);
+        let start = 0;
+        for (const c of chars) {
+          const end = start + c.length;
+          const count = reader.read(start, end);
+          if (count >= 0) expect(reader.words.slice(0, count)).toEqual(tokenizeLine(text, start, end, false));
+          start = end + 1;
+        }
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  it("reads a whole quoted argument", () => {
+    const text = '-A X -m comment --comment "ns/svc:p cluster IP" -j Y';
+    const reader = new PlainWords();
+    reader.reset(text);
+    const count = reader.read(0, text.length);
+    expect(reader.words.slice(0, count)).toEqual([
+      "-A",
+      "X",
+      "-m",
+      "comment",
+      "--comment",
+      "ns/svc:p cluster IP",
+      "-j",
+      "Y",
+    ]);
+  });
+});
