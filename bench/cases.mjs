@@ -1,5 +1,7 @@
 // Every benchmark case: what it prepares (untimed) and what it runs (timed). A case whose
 // feature the build does not export yet is listed with `skip` saying why.
+import base32Encode from "base32-encode";
+import { sha256 } from "js-sha256/build/sha256.min.mjs";
 import { detectFeatures, readClusterInput } from "./load.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
@@ -105,7 +107,47 @@ function syncCase(lib, input, change) {
   };
 }
 
+/**
+ * The hash inputs of a model's chain names, as the generator hashes them: one per service port
+ * (its SVC/SVL/EXT/FW chains share it) and one per ready endpoint (a lower bound of the SEP
+ * chains: serving-terminating fallbacks add a few in the mixed model).
+ */
+function hashInputs(lib, model) {
+  const inputs = [];
+  for (const p of model.servicePorts) {
+    const spn = lib.servicePortName(p.namespace, p.name, p.portName);
+    inputs.push(`${spn}${p.protocol}`);
+    for (const e of p.endpoints) if (e.ready) inputs.push(`${spn}${p.protocol}${e.endpoint}`);
+  }
+  return inputs;
+}
+
 const OPS = {
+  "hash-floor": {
+    label: "the mandated libraries alone: js-sha256 + base32-encode of every chain name, no memo",
+    // What naming costs before any of our code runs: the floor under model → restore text.
+    setup: (lib, input) => {
+      const inputs = hashInputs(lib, modelOf(lib, input));
+      const head = new Uint8Array(10);
+      const options = { padding: false };
+      const run = (all) => {
+        const names = new Array(all.length);
+        for (let i = 0; i < all.length; i++) {
+          const digest = sha256.array(all[i]);
+          for (let b = 0; b < 10; b++) head[b] = digest[b];
+          names[i] = base32Encode(head, "RFC4648", options);
+        }
+        return names;
+      };
+      // The same work as the library's naming: the same hashes for a sample (untimed).
+      const sample = inputs.filter((_, i) => i % 997 === 0);
+      const ours = run(sample);
+      sample.forEach((text, i) => {
+        if (lib.chainHash(text) !== ours[i]) throw new Error(`hash-floor: ${text} hashes differently`);
+      });
+      return { prepare: () => inputs, run, describe: (names) => ({ names: names.length }) };
+    },
+  },
   restore: {
     label: "model → restore text (generateRestoreText, what the CLI runs)",
     setup: (lib, input) => {
@@ -165,7 +207,9 @@ const OPS = {
     needs: "save",
     setup: (lib, input) => {
       const model = modelOf(lib, input);
-      return { prepare: () => model, run: (m) => lib.formatSave(lib.generateState(m)), describe: textResult };
+      // generateSaveText where the build has it (what the CLI runs), else the state path.
+      const run = lib.generateSaveText ?? ((m) => lib.formatSave(lib.generateState(m)));
+      return { prepare: () => model, run: (m) => run(m), describe: textResult };
     },
   },
   kube: {
@@ -198,6 +242,29 @@ const OPS = {
     label: "incremental: one service removed",
     needs: "sync",
     setup: (lib, input) => syncCase(lib, input, removeOneService),
+  },
+  "sync-first": {
+    label: "createSync: the first update (its delta is the full payload), a controller starting up",
+    needs: "sync",
+    setup: (lib, input) => ({
+      prepare: () => input,
+      run: (i) => lib.createSync(i.config).update(i.services, i.endpointSlices),
+      describe: (out) => textResult(out.deltaText),
+    }),
+  },
+  "sync-adopt": {
+    label: "createSync from the node's iptables-save dump: the first update (nothing to change)",
+    needs: "sync",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      const dump = lib.formatSave(lib.generateState(model));
+      const current = lib.parseRules(dump, { family: model.config.ipFamily }).ruleSet;
+      return {
+        prepare: () => input,
+        run: (i) => lib.createSync(i.config, { current }).update(i.services, i.endpointSlices),
+        describe: (out) => ({ ...textResult(out.deltaText), dumpBytes: dump.length }),
+      };
+    },
   },
   parse: {
     label: "parse restore text",
@@ -250,7 +317,10 @@ export function caseIds() {
     for (const op of ["restore", "resync", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
   for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
   ids.push(`restore-ir:${TEN_K}`, `resync-same:${TEN_K}`);
+  for (const m of ["bench-clusterip-10000", "bench-clusterip-1000x100", "bench-mixed-10000"])
+    ids.push(`hash-floor:${m}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
+  ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
   return ids;
 }
 
