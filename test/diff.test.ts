@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runDiff } from "../src/cli/diff.js";
 import {
+  canonicalKey,
   commonSubsequence,
   deltaOf,
   diffRules,
@@ -17,10 +18,12 @@ import {
 import { parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
+import { canonicalizeRule, formatCanonicalRule } from "../src/ir/canonical.js";
 import { applyRestore } from "../src/ir/state.js";
+import type { IPFamily, Rule } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
-import { listVectors, readJson } from "./support/fixtures.js";
+import { listVectors, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster, seededRng } from "./support/random-cluster.js";
 
 interface Sequence {
@@ -229,5 +232,29 @@ describe("runDiff", () => {
     expect(run([cluster0, join(dir, "missing.json")]).code).toBe(2);
     writeFileSync(join(dir, "bad.txt"), "*nat\n-A NOPE -j ACCEPT\nCOMMIT\n");
     expect(run([cluster0, join(dir, "bad.txt")]).code).toBe(2);
+  });
+});
+
+describe("canonicalKey", () => {
+  // The quick save printer answers for kube-proxy's shapes; its keys must be the canonicalizer's.
+  function slowKey(rule: Rule, family: IPFamily): string {
+    const c = canonicalizeRule(rule.args, family);
+    return formatCanonicalRule("", c);
+  }
+  it("equals the canonicalizer's key on every rule of every fixture payload and state", () => {
+    let rules = 0;
+    for (const { path } of listVectors("kube-proxy")) {
+      const v = readJson<Vector>(path);
+      const model = modelFromInput(v as unknown as ClusterInput);
+      const family = model.config.ipFamily;
+      for (const set of [generateRules(model), generateState(model)])
+        for (const table of set.tables)
+          for (const entry of table.entries) {
+            if (entry.kind !== "rule") continue;
+            rules++;
+            expect(canonicalKey(entry, family), entry.args.join(" ")).toBe(slowKey(entry, family));
+          }
+    }
+    expect(rules).toBeGreaterThan(10_000);
   });
 });

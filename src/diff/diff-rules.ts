@@ -6,6 +6,7 @@
  * @module
  */
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
+import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 
@@ -103,10 +104,13 @@ export function kubeProxyChainsOf(payload: RuleSet): (table: string, chain: stri
 
 /**
  * The canonical key of a rule: its iptables-save text without the chain (argv if it cannot be
- * canonicalized). A diff asks once per rule, so the canonical form is not memoized: on a node
- * with 10,000 services that memo kept ~640,000 object graphs alive for the collector to walk.
+ * canonicalized). Rules in kube-proxy's shapes are printed by the quick save printer, the rest
+ * by the canonicalizer. A diff asks once per rule, so the canonical form is not memoized: on a
+ * node with 10,000 services that memo kept ~640,000 object graphs alive for the collector.
  */
 export function canonicalKey(rule: Rule, family: IPFamily): string {
+  const quick = quickSaveLine("", rule.args, 0, rule.args.length, family);
+  if (quick !== null) return quick;
   const c = canonicalizeRuleOnce(rule, family);
   return c.ok ? formatCanonicalRule("", c.rule) : `\u0000${rule.args.join(" ")}`;
 }
