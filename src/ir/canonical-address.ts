@@ -202,6 +202,13 @@ const caches: Record<IPFamily, Map<string, CanonicalAddress | string>> = {
 };
 
 /**
+ * How many addresses each family's memo holds before it starts over: a long-running process
+ * parsing dump after dump of an IPv6 cluster (every IPv6 address is memoized) would otherwise
+ * grow it forever. 2^18 is more than the distinct addresses of a 50,000-service node.
+ */
+const MAX_CACHED_ADDRESSES = 1 << 18;
+
+/**
  * Canonicalizes `ADDR[/MASK]` as `-s`/`-d` do: host bits cleared, the mask a prefix length when
  * contiguous. Returns the error message (a string) when invalid. Memoized per family.
  *
@@ -218,6 +225,7 @@ export function canonicalAddress(text: string, family: IPFamily): CanonicalAddre
   let hit = cache.get(text);
   if (hit === undefined) {
     hit = computeCanonicalAddress(text, family);
+    if (cache.size >= MAX_CACHED_ADDRESSES) cache.clear();
     cache.set(text, hit);
   }
   return hit;
