@@ -4,14 +4,22 @@
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
-import { endpointsByPort, sliceServiceKey } from "../src/kube/endpoints.js";
+import {
+  addSliceEndpoints,
+  endpointsByPort,
+  SERVICE_NAME_LABEL as SERVICE_NAME,
+  sliceServiceKey,
+} from "../src/kube/endpoints.js";
+import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import { UNSAFE_CHAR } from "../src/kube/patterns.js";
-import { SliceIndex } from "../src/kube/slice-index.js";
-import type { EndpointSlice } from "../src/kube/types.js";
+import { indexSlices } from "../src/kube/slice-index.js";
+import { modelFromInput } from "../src/kube/to-model.js";
+import type { ClusterInput, EndpointSlice } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
 import { unsafeTextProblem } from "../src/kube/validate-names.js";
 import { canonicalIP, parseCidr } from "../src/model/ip.js";
-import type { IPFamily } from "../src/model/types.js";
+import type { Endpoint, IPFamily } from "../src/model/types.js";
+import { seededClusterArbitrary } from "./support/random-cluster.js";
 
 const SEED = 20261122;
 
@@ -341,13 +349,113 @@ describe("SliceIndex: slices by Service without building keys", () => {
               addressType: "IPv4",
             }) as unknown as EndpointSlice,
         );
-        const index = new SliceIndex(list);
+        const index = indexSlices(list);
         for (const [namespace, name] of services) {
           const expected = list.filter((s) => sliceServiceKey(s) === `${namespace}/${name}`);
           expect(index.slicesOf(namespace, name)).toEqual(expected);
         }
       }),
       { seed: SEED, numRuns: 1000 },
+    );
+  });
+});
+
+describe("endpoints built while validating (prepareCluster)", () => {
+  const address = fc.constantFrom(
+    "10.0.0.1",
+    "10.0.0.01",
+    "010.0.0.1",
+    "10.0.0.256",
+    "1.2.3",
+    "fd00::1",
+    "FD00:0::1",
+    "::ffff:10.0.0.1",
+    "::10.0.0.1",
+    "127.0.0.1",
+    "0.0.0.0",
+    "224.0.0.9",
+    " 10.0.0.1",
+    "",
+  );
+  const slices = fc.array(
+    fc.record({
+      addressType: fc.constantFrom("IPv4", "IPv6"),
+      addresses: fc.array(fc.array(address, { maxLength: 2 }), { maxLength: 4 }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  );
+
+  test("an IPv4 slice without errors keeps its addresses as they are, as scanning them would", () => {
+    fc.assert(
+      fc.property(slices, fc.constantFrom<IPFamily>("IPv4", "IPv6"), (specs, family) => {
+        const list = specs.map(
+          ({ addressType, addresses }, i) =>
+            ({
+              metadata: { name: `web-${i}`, namespace: "default", labels: { [SERVICE_NAME]: "web" } },
+              addressType,
+              endpoints: addresses.map((a) => ({ addresses: a, nodeName: "node-a" })),
+              ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+            }) as unknown as EndpointSlice,
+        );
+        const problems = validateClusterInput({ endpointSlices: list });
+        list.forEach((slice, i) => {
+          if (problems.some((p) => p.severity === "error" && p.path.startsWith(`endpointSlices[${i}]`)))
+            return;
+          const fast = new Map<string, Endpoint[]>();
+          const scanned = new Map<string, Endpoint[]>();
+          addSliceEndpoints(fast, slice, family, "node-a", true);
+          addSliceEndpoints(scanned, slice, family, "node-a", false);
+          expect(fast).toEqual(scanned);
+        });
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+
+  test("the model is the one buildModel makes of the objects without errors", () => {
+    /** The model, or the message of what was thrown. */
+    const outcome = (build: () => unknown): unknown => {
+      try {
+        return build();
+      } catch (e) {
+        return `threw ${(e as Error).message}`;
+      }
+    };
+    fc.assert(
+      fc.property(
+        seededClusterArbitrary(),
+        fc.constantFrom<IPFamily | undefined>(undefined, "IPv4", "IPv6"),
+        fc.constantFrom(undefined, "", "node-a", "node-b"),
+        fc.nat(),
+        fc.constantFrom("addressType", "labels"),
+        (seeded, family, hostname, breakAt, breakWhat) => {
+          const cluster = structuredClone(seeded.cluster) as unknown as {
+            endpointSlices: { addressType: unknown; metadata: { labels?: unknown } }[];
+          };
+          // Now and then, leave a slice out (an error), or give it `labels: null`: valid, but
+          // reading it for the model throws, with or without endpoints built while validating.
+          const broken = cluster.endpointSlices[breakAt % (cluster.endpointSlices.length + 1)];
+          if (broken !== undefined && breakWhat === "addressType") broken.addressType = "IPv5";
+          if (broken !== undefined && breakWhat === "labels") broken.metadata.labels = null;
+          const options = {
+            ...(family === undefined ? {} : { family }),
+            ...(hostname === undefined ? {} : { config: { hostname } }),
+          };
+          const input = cluster as unknown as ClusterInput;
+          const problems = validateClusterInput(input);
+          const bad = (list: string, i: number) =>
+            problems.some((p) => p.severity === "error" && p.path.startsWith(`${list}[${i}]`));
+          const valid = {
+            ...input,
+            services: (input.services ?? []).filter((_, i) => !bad("services", i)),
+            endpointSlices: (input.endpointSlices ?? []).filter((_, i) => !bad("endpointSlices", i)),
+          };
+          expect(outcome(() => prepareCluster(input, options).model)).toEqual(
+            outcome(() => modelFromInput(valid, options)),
+          );
+        },
+      ),
+      { seed: SEED, numRuns: 400 },
     );
   });
 });

@@ -51,7 +51,8 @@ function canonicalOfFamily(text: string, family: IPFamily): string | null {
   return ip !== null && familyOf(ip) === family ? ip : null;
 }
 
-function byName(a: EndpointSlice, b: EndpointSlice): number {
+/** Orders slices as kube-proxy reads them: by name. */
+export function bySliceName(a: EndpointSlice, b: EndpointSlice): number {
   return compareText(a.metadata.name ?? "", b.metadata.name ?? "");
 }
 
@@ -130,53 +131,74 @@ export function endpointsByPort(
   hostname: string,
   duplicates: DuplicatePolicy = "prefer-local",
 ): Map<string, Endpoint[]> {
-  // Nearly every Service has one slice: no copy, no sort.
-  const ordered = slices.length < 2 ? slices : [...slices].sort(byName);
   // Endpoints are collected in slice order and de-duplicated after the sort (copies are then
   // adjacent, in slice order, the sort being stable): cheaper than a Map per port keyed by
   // freshly built `ip:port` strings.
   const byPort = new Map<string, Endpoint[]>();
-  for (const slice of ordered) {
-    if (slice.addressType !== family) continue;
-    const endpoints = slice.endpoints ?? NO_ENDPOINTS;
-    for (const port of slice.ports ?? []) {
-      if (port.name === undefined || port.name === null) continue;
-      const number = port.port;
-      if (number === undefined || number === null || number === 0) continue;
-      const key = portKey(port.name, port.protocol ?? "TCP");
-      let list = byPort.get(key);
-      if (list === undefined) {
-        list = [];
-        byPort.set(key, list);
-      }
-      // Once per port, not per endpoint.
-      const suffix = `:${number}`;
-      for (const ep of endpoints) {
-        const first = ep.addresses?.[0];
-        if (first === undefined) continue;
-        const ip = canonicalOfFamily(first, family);
-        if (ip === null) continue;
-        const c = ep.conditions;
-        const hints = ep.hints;
-        list.push({
-          ip,
-          port: number,
-          endpoint: family === "IPv4" ? ip + suffix : joinHostPort(ip, number),
-          ready: c?.ready ?? true,
-          serving: c?.serving ?? true,
-          terminating: c?.terminating ?? false,
-          isLocal: hostname !== "" && ep.nodeName === hostname,
-          zoneHints: hints?.forZones?.map((z) => z.name) ?? EMPTY,
-          nodeHints: hints?.forNodes?.map((n) => n.name) ?? EMPTY,
-        });
-      }
+  // Nearly every Service has one slice: no copy, no sort.
+  const ordered = slices.length < 2 ? slices : [...slices].sort(bySliceName);
+  for (let i = 0; i < ordered.length; i++)
+    addSliceEndpoints(byPort, ordered[i] as EndpointSlice, family, hostname, false);
+  finishEndpoints(byPort, duplicates);
+  return byPort;
+}
+
+/**
+ * Appends the endpoints of one slice (when it is of `family`) to the lists of its ports, in
+ * endpoint order (see {@link endpointsByPort}).
+ *
+ * @param validated - the validator found no error in the slice: an IPv4 slice's addresses are
+ *   then strict IPv4, their own canonical form, and are not scanned again.
+ */
+export function addSliceEndpoints(
+  byPort: Map<string, Endpoint[]>,
+  slice: EndpointSlice,
+  family: IPFamily,
+  hostname: string,
+  validated: boolean,
+): void {
+  if (slice.addressType !== family) return;
+  const endpoints = slice.endpoints ?? NO_ENDPOINTS;
+  for (const port of slice.ports ?? []) {
+    if (port.name === undefined || port.name === null) continue;
+    const number = port.port;
+    if (number === undefined || number === null || number === 0) continue;
+    const key = portKey(port.name, port.protocol ?? "TCP");
+    let list = byPort.get(key);
+    if (list === undefined) {
+      list = [];
+      byPort.set(key, list);
+    }
+    // Once per port, not per endpoint.
+    const suffix = `:${number}`;
+    for (const ep of endpoints) {
+      const first = ep.addresses?.[0];
+      if (first === undefined) continue;
+      const ip = validated && family === "IPv4" ? first : canonicalOfFamily(first, family);
+      if (ip === null) continue;
+      const c = ep.conditions;
+      const hints = ep.hints;
+      list.push({
+        ip,
+        port: number,
+        endpoint: family === "IPv4" ? ip + suffix : joinHostPort(ip, number),
+        ready: c?.ready ?? true,
+        serving: c?.serving ?? true,
+        terminating: c?.terminating ?? false,
+        isLocal: hostname !== "" && ep.nodeName === hostname,
+        zoneHints: hints?.forZones?.map((z) => z.name) ?? EMPTY,
+        nodeHints: hints?.forNodes?.map((n) => n.name) ?? EMPTY,
+      });
     }
   }
+}
+
+/** Sorts each port's list by `ip:port` and drops duplicates as `duplicates` says. */
+export function finishEndpoints(byPort: Map<string, Endpoint[]>, duplicates: DuplicatePolicy): void {
   for (const list of byPort.values()) {
     sortByEndpoint(list);
     dedupeSorted(list, duplicates);
   }
-  return byPort;
 }
 
 /**

@@ -6,9 +6,11 @@
  */
 import { KubeIptablesError, type Problem } from "../errors.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
-import { modelFromInput } from "./to-model.js";
-import type { ClusterInput } from "./types.js";
-import { validateClusterInput } from "./validate.js";
+import { resolveConfig } from "./config.js";
+import { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
+import { configOverrides, type ModelOptions, modelFromInput } from "./to-model.js";
+import type { ClusterInput, ProxyConfigInput } from "./types.js";
+import { validateAndPrebuild } from "./validate.js";
 
 /** Options of {@link prepareCluster}. */
 export interface PrepareOptions {
@@ -52,7 +54,12 @@ function relocate(p: Problem, origins: PrepareOptions["origins"]): Problem {
  * const { model, problems } = prepareCluster(input, { family: "IPv4" });
  */
 export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}): PrepareResult {
-  const found = validateClusterInput(input);
+  const modelOptions: ModelOptions = {
+    ...(options.family === undefined ? {} : { family: options.family }),
+    ...(options.config === undefined ? {} : { config: options.config }),
+  };
+  const prebuilt = prebuiltFor(input, modelOptions);
+  const found = validateAndPrebuild(input, prebuilt);
   const errors = found.filter((p) => p.severity === "error");
   const problems = found.map((p) => relocate(p, options.origins));
   const badServices = new Set<number>();
@@ -67,12 +74,24 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
   if (fatal || (options.strict === true && errors.length > 0)) return { model: null, problems };
   const services = without(input.services ?? [], badServices);
   const endpointSlices = without(input.endpointSlices ?? [], badSlices);
-  const modelOptions = {
-    ...(options.family === undefined ? {} : { family: options.family }),
-    ...(options.config === undefined ? {} : { config: options.config }),
-  };
-  const model = modelFromInput({ ...input, services, endpointSlices }, modelOptions);
+  const model = modelFromInput({ ...input, services, endpointSlices }, modelOptions, prebuilt);
   return { model, problems };
+}
+
+/**
+ * Somewhere to build endpoints while validating, for the family and node name the model will
+ * have. The config is not validated yet, so only those two settings are read from it (reading
+ * cannot fail); the model builder uses the endpoints only if its resolved config agrees.
+ */
+function prebuiltFor(input: ClusterInput, options: ModelOptions): PrebuiltEndpoints {
+  const config: unknown = (input as { config?: unknown } | null)?.config;
+  const node = isRecord(config) ? { ipFamily: config.ipFamily, hostname: config.hostname } : {};
+  const resolved = resolveConfig(node as ProxyConfigInput, configOverrides(options));
+  return new PrebuiltEndpoints(resolved.ipFamily, resolved.hostname);
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null;
 }
 
 /** The items whose index is not in `bad` (the list itself when none is). */

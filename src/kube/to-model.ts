@@ -5,9 +5,9 @@
  */
 import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { resolveConfig } from "./config.js";
-import { type DuplicatePolicy, endpointsByPort } from "./endpoints.js";
+import type { DuplicatePolicy } from "./endpoints.js";
+import { type EndpointSource, type PrebuiltEndpoints, SliceReader } from "./prebuilt-endpoints.js";
 import { handledClusterIP, pushServicePorts } from "./service-ports.js";
-import { SliceIndex } from "./slice-index.js";
 import type { ClusterInput, EndpointSlice, Service } from "./types.js";
 
 /**
@@ -19,7 +19,24 @@ export function buildModel(
   endpointSlices: readonly EndpointSlice[],
   config: ProxyConfig,
 ): ClusterModel {
-  return { config, servicePorts: collectServicePorts(services, new SliceIndex(endpointSlices), config) };
+  return buildModelWith(services, endpointSlices, config, undefined);
+}
+
+/**
+ * {@link buildModel}, taking the endpoints of the slices from `prebuilt` when it holds every slice
+ * of `endpointSlices` that kube-proxy reads, built for the config's family and hostname.
+ */
+export function buildModelWith(
+  services: readonly Service[],
+  endpointSlices: readonly EndpointSlice[],
+  config: ProxyConfig,
+  prebuilt: PrebuiltEndpoints | undefined,
+): ClusterModel {
+  const endpoints: EndpointSource =
+    prebuilt?.usableFor(config) === true
+      ? prebuilt
+      : new SliceReader(endpointSlices, config.ipFamily, config.hostname);
+  return { config, servicePorts: collectServicePorts(services, endpoints, config) };
 }
 
 // Each loop of model building has a function (or class) of its own that ends with the loop:
@@ -29,7 +46,7 @@ export function buildModel(
 /** The service ports of every Service kube-proxy handles, with their endpoints. */
 function collectServicePorts(
   services: readonly Service[],
-  slices: SliceIndex,
+  endpointSource: EndpointSource,
   config: ProxyConfig,
 ): ServicePort[] {
   const family: IPFamily = config.ipFamily;
@@ -40,9 +57,8 @@ function collectServicePorts(
     // Ignored Services (headless ones often have many endpoints) cost no endpoint work.
     const clusterIP = handledClusterIP(service, family);
     if (clusterIP === null) continue;
-    const own = slices.slicesOf(service.metadata.namespace, service.metadata.name);
-    const endpoints =
-      own.length === 0 ? undefined : endpointsByPort(own, family, config.hostname, duplicates);
+    const meta = service.metadata;
+    const endpoints = endpointSource.endpointsOf(meta.namespace, meta.name, duplicates);
     pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode);
   }
   return servicePorts;
@@ -77,10 +93,19 @@ export interface ModelOptions {
   readonly config?: Partial<ProxyConfig>;
 }
 
-/** Builds the model from a (valid) cluster file. */
-export function modelFromInput(input: ClusterInput, options: ModelOptions = {}): ClusterModel {
+/** Builds the model from a (valid) cluster file, with endpoints `prebuilt` while validating it. */
+export function modelFromInput(
+  input: ClusterInput,
+  options: ModelOptions = {},
+  prebuilt?: PrebuiltEndpoints,
+): ClusterModel {
+  const config = resolveConfig(input.config, configOverrides(options));
+  return buildModelWith(input.services ?? [], input.endpointSlices ?? [], config, prebuilt);
+}
+
+/** The settings of `options` that override the cluster file's `config`. */
+export function configOverrides(options: ModelOptions): Partial<ProxyConfig> {
   const overrides: Partial<ProxyConfig> = { ...options.config };
   if (options.family !== undefined) (overrides as { ipFamily?: IPFamily }).ipFamily = options.family;
-  const config = resolveConfig(input.config, overrides);
-  return buildModel(input.services ?? [], input.endpointSlices ?? [], config);
+  return overrides;
 }

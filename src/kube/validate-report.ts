@@ -22,6 +22,8 @@ export type JsonObject = Readonly<Record<string, unknown>>;
 export class Report {
   /** Every problem so far, in the order found. */
   readonly problems: Problem[] = [];
+  /** How many of {@link Report.problems} are errors. */
+  errorCount = 0;
   private readonly stack: PathKey[] = [];
   /** The rules each string passed: one rule (nearly always), or several. */
   private readonly passed = new Map<string, NameRule | NameRule[]>();
@@ -52,6 +54,7 @@ export class Report {
 
   /** Reports an error at the current path, or at its child `key`. */
   error(code: ErrorCode, key: PathKey | undefined, message: string): void {
+    this.errorCount++;
     this.problems.push(problem(code, this.path(key), message));
   }
 

@@ -120,9 +120,17 @@ interface SpecFacts {
   readonly type: ServiceType | undefined;
   /** The cluster IPs as written (`clusterIPs`, else `[clusterIP]`), `""` left out. */
   readonly clusterIPs: readonly string[];
-  readonly portNames: string[];
-  readonly portProtocols: string[];
+  readonly portNames: readonly string[];
+  readonly portProtocols: readonly string[];
 }
+
+/** A Service's port names and protocols, in step (`""` for a port without a valid one). */
+interface PortFacts {
+  readonly names: readonly string[];
+  readonly protocols: readonly string[];
+}
+
+const NO_PORTS: PortFacts = { names: [], protocols: [] };
 
 function validateSpec(r: Report, spec: JsonObject): SpecFacts {
   const type = readType(r, spec);
@@ -130,9 +138,7 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
 
   const clusterIPs = validateClusterIPs(r, spec, type);
   const headless = clusterIPs[0] === "None";
-  const portNames: string[] = [];
-  const portProtocols: string[] = [];
-  validatePorts(r, spec, type, headless, nodePorts, portNames, portProtocols);
+  const { names: portNames, protocols: portProtocols } = validatePorts(r, spec, type, headless, nodePorts);
 
   const externalIPs = checkStringList(r, "externalIPs", spec.externalIPs, checkExternalIP);
   const ranges = checkStringList(
@@ -236,7 +242,6 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
   const single = asString(r, "clusterIP", spec.clusterIP);
   const list = asArray(r, "clusterIPs", spec.clusterIPs);
   const fromList = list !== undefined && list.length > 0;
-  const ips: string[] = [];
   if (type === "ExternalName") {
     if ((single !== undefined && single !== "") || fromList) {
       r.error(
@@ -250,15 +255,18 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
     if (asString(r, "ipFamilyPolicy", spec.ipFamilyPolicy) !== undefined) {
       r.error("INVALID_VALUE", "ipFamilyPolicy", "an ExternalName Service has no IP family policy");
     }
-    return ips;
+    return [];
   }
-  const families: (IPFamily | undefined)[] = [];
+  // Sized once (see validatePorts): nearly always one entry each.
+  const count = fromList ? list.length : single !== undefined && single !== "" ? 1 : 0;
+  const ips = new Array<string>(count).fill("");
+  const families = new Array<IPFamily | undefined>(count).fill(undefined);
   if (fromList) {
     r.enter("clusterIPs");
     for (let i = 0; i < list.length; i++) {
       const ip = stringAt(r, list, i);
-      ips.push(ip ?? "");
-      families.push(ip === undefined ? undefined : checkClusterIP(r, i, ip, i === 0));
+      ips[i] = ip ?? "";
+      families[i] = ip === undefined ? undefined : checkClusterIP(r, i, ip, i === 0);
       if (i === 0 && ip === "None" && list.length > 1) {
         r.error("INVALID_VALUE", i, `"None" (headless) must be the only cluster IP`);
       }
@@ -269,8 +277,8 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
         undefined,
         `has ${list.length} entries; a Service has at most one cluster IP per family`,
       );
-    const [a, b] = families;
-    if (a !== undefined && a === b)
+    const a = families[0];
+    if (a !== undefined && a === families[1])
       r.error(
         "INVALID_VALUE",
         1,
@@ -285,8 +293,8 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
       );
     }
   } else if (single !== undefined && single !== "") {
-    ips.push(single);
-    families.push(checkClusterIP(r, "clusterIP", single, true));
+    ips[0] = single;
+    families[0] = checkClusterIP(r, "clusterIP", single, true);
   }
   validateFamilies(r, spec, ips, families, fromList);
   return ips;
@@ -350,8 +358,8 @@ function validateFamilies(
 }
 
 /**
- * Validates `spec.ports`, filling `names` and `protocols` (in step; `""` for a port without a
- * valid name or protocol). Duplicates are found by scanning earlier ports: Services have few.
+ * Validates `spec.ports`; returns their names and protocols. Duplicates are found by scanning
+ * earlier ports: Services have few.
  */
 function validatePorts(
   r: Report,
@@ -359,9 +367,7 @@ function validatePorts(
   type: ServiceType | undefined,
   headless: boolean,
   nodePortsAllowed: boolean,
-  names: string[],
-  protocols: string[],
-): void {
+): PortFacts {
   const ports = asArray(r, "ports", spec.ports);
   if (ports === undefined || ports.length === 0) {
     if (
@@ -376,17 +382,17 @@ function validatePorts(
         "a Service needs at least one port (unless it is headless or ExternalName)",
       );
     }
-    return;
+    return NO_PORTS;
   }
   const several = ports.length > 1;
-  const numbers: number[] = [];
-  const nodePorts: number[] = [];
+  // Sized once rather than grown by `push` from empty: four growing arrays per Service were
+  // most of the garbage validation made, and garbage brings the next collection closer.
+  const names = new Array<string>(ports.length).fill("");
+  const protocols = new Array<string>(ports.length).fill("");
+  const numbers = new Array<number>(ports.length).fill(0);
+  const nodePorts = new Array<number>(ports.length).fill(0);
   r.enter("ports");
   for (let i = 0; i < ports.length; i++) {
-    names.push("");
-    protocols.push("");
-    numbers.push(0);
-    nodePorts.push(0);
     const port = objectAt(r, ports, i);
     if (port === undefined) continue;
     r.enter(i);
@@ -433,6 +439,7 @@ function validatePorts(
     r.leave();
   }
   r.leave();
+  return { names, protocols };
 }
 
 /** The first index before `end` holding `number` with `protocol`, or -1. */

@@ -6,6 +6,8 @@
  * @module
  */
 import type { Problem } from "../errors.js";
+import type { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
+import type { EndpointSlice } from "./types.js";
 import { checkKnownKeys, validateConfig } from "./validate-config.js";
 import { asArray } from "./validate-fields.js";
 import {
@@ -41,6 +43,14 @@ const VECTOR_KEYS: readonly string[] = ["name", "description", "kubeProxy", "exp
  * //    message: "70000 is not a port number (1-65535)", severity: "error" }]
  */
 export function validateClusterInput(input: unknown): Problem[] {
+  return validateAndPrebuild(input, undefined);
+}
+
+/**
+ * {@link validateClusterInput}, also building the endpoints of every EndpointSlice without
+ * errors into `prebuilt` (for `prepareCluster`).
+ */
+export function validateAndPrebuild(input: unknown, prebuilt: PrebuiltEndpoints | undefined): Problem[] {
   const r = new Report();
   if (!isObject(input)) {
     r.error(
@@ -53,7 +63,7 @@ export function validateClusterInput(input: unknown): Problem[] {
   checkTopKeys(r, input);
   validateConfig(r, input);
   const services = validateServices(r, input.services);
-  validateSlices(r, input.endpointSlices, services);
+  validateSlices(r, input.endpointSlices, services, prebuilt);
   return r.problems;
 }
 
@@ -80,12 +90,22 @@ function validateServices(r: Report, value: unknown): NamespacedIndex<ServiceInf
 }
 
 /** Validates `endpointSlices` against the Services. */
-function validateSlices(r: Report, value: unknown, services: NamespacedIndex<ServiceInfo>): void {
+function validateSlices(
+  r: Report,
+  value: unknown,
+  services: NamespacedIndex<ServiceInfo>,
+  prebuilt: PrebuiltEndpoints | undefined,
+): void {
   const list = asArray(r, "endpointSlices", value);
   if (list === undefined) return;
   const seen = new NamespacedIndex<number>();
   r.enter("endpointSlices");
-  for (let i = 0; i < list.length; i++) validateEndpointSlice(r, list, i, services, seen);
+  for (let i = 0; i < list.length; i++) {
+    const errors = r.errorCount;
+    validateEndpointSlice(r, list, i, services, seen);
+    // Only a slice without errors is sure to have the shape the model builder reads.
+    if (prebuilt !== undefined && r.errorCount === errors) prebuilt.add(list[i] as EndpointSlice);
+  }
   r.leave();
 }
 
