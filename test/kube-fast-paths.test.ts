@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
+import { resolveConfig } from "../src/kube/config.js";
 import {
   addSliceEndpoints,
   endpointsByPort,
@@ -13,8 +14,8 @@ import {
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import { UNSAFE_CHAR } from "../src/kube/patterns.js";
 import { indexSlices } from "../src/kube/slice-index.js";
-import { modelFromInput } from "../src/kube/to-model.js";
-import type { ClusterInput, EndpointSlice } from "../src/kube/types.js";
+import { buildModel, modelFromInput } from "../src/kube/to-model.js";
+import type { ClusterInput, EndpointSlice, Service } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
 import { unsafeTextProblem } from "../src/kube/validate-names.js";
 import { canonicalIP, parseCidr } from "../src/model/ip.js";
@@ -432,8 +433,8 @@ describe("endpoints built while validating (prepareCluster)", () => {
           const cluster = structuredClone(seeded.cluster) as unknown as {
             endpointSlices: { addressType: unknown; metadata: { labels?: unknown } }[];
           };
-          // Now and then, leave a slice out (an error), or give it `labels: null`: valid, but
-          // reading it for the model throws, with or without endpoints built while validating.
+          // Now and then, leave a slice out (an error), or give it `labels: null` (valid: no
+          // labels, so kube-proxy does not read it), with or without endpoints built while validating.
           const broken = cluster.endpointSlices[breakAt % (cluster.endpointSlices.length + 1)];
           if (broken !== undefined && breakWhat === "addressType") broken.addressType = "IPv5";
           if (broken !== undefined && breakWhat === "labels") broken.metadata.labels = null;
@@ -457,5 +458,43 @@ describe("endpoints built while validating (prepareCluster)", () => {
       ),
       { seed: SEED, numRuns: 400 },
     );
+  });
+});
+
+describe("labels: null", () => {
+  // JSON null is an absent field, as Go decodes it: no labels. It used to throw a TypeError.
+  const service = (labels: unknown) =>
+    ({
+      metadata: { name: "web", namespace: "default", labels },
+      spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+    }) as unknown as Service;
+  const slice = (labels: unknown) =>
+    ({
+      metadata: { name: "web-1", namespace: "default", labels },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.1.5"], conditions: { ready: true } }],
+      ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+    }) as unknown as EndpointSlice;
+
+  test("a Service with labels: null is read like one without labels", () => {
+    const withNull = prepareCluster({ config: { hostname: "a" }, services: [service(null)] });
+    const without = prepareCluster({ config: { hostname: "a" }, services: [service(undefined)] });
+    expect(withNull.model).toEqual(without.model);
+    expect(withNull.model?.servicePorts).toHaveLength(1);
+  });
+
+  test("a slice with labels: null belongs to no Service, in every path", () => {
+    const input = {
+      config: { hostname: "a" },
+      services: [service(undefined)],
+      endpointSlices: [slice(null)],
+    };
+    const prepared = prepareCluster(input);
+    expect(prepared.model?.servicePorts[0]?.endpoints).toEqual([]);
+    expect(modelFromInput(input).servicePorts[0]?.endpoints).toEqual([]);
+    expect(
+      buildModel(input.services, input.endpointSlices, resolveConfig(input.config)).servicePorts[0]
+        ?.endpoints,
+    ).toEqual([]);
   });
 });

@@ -27,7 +27,8 @@ export function sliceServiceKey(slice: EndpointSlice): string | null {
  */
 export function isSliceRead(slice: EndpointSlice): boolean {
   const labels = slice.metadata.labels;
-  if (labels !== undefined && "service.kubernetes.io/service-proxy-name" in labels) return false;
+  // `labels: null` is JSON for "no labels", as Go decodes it.
+  if (labels != null && "service.kubernetes.io/service-proxy-name" in labels) return false;
   const namespace = slice.metadata.namespace ?? "";
   const service = labels?.[SERVICE_NAME_LABEL] ?? "";
   return namespace !== "" && service !== "";

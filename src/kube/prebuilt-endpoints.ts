@@ -72,24 +72,13 @@ export class PrebuiltEndpoints implements EndpointSource {
     readonly hostname: string,
   ) {}
 
-  /**
-   * Whether every slice was added. `labels: null` is valid (null is an absent field), but
-   * reading such a slice for the model throws; the model builder then reads the slices itself,
-   * and fails where it always did.
-   */
-  private complete = true;
-
   /** Whether these are the endpoints of a model with this config (else the slices are read). */
   usableFor(config: ProxyConfig): boolean {
-    return this.complete && this.family === config.ipFamily && this.hostname === config.hostname;
+    return this.family === config.ipFamily && this.hostname === config.hostname;
   }
 
   /** Builds the endpoints of a slice the validator found no error in. */
   add(slice: EndpointSlice): void {
-    if (slice.metadata.labels === null) {
-      this.complete = false;
-      return;
-    }
     // Slices of the other family add no endpoints (addSliceEndpoints would skip them).
     if (slice.addressType !== this.family) return;
     const byPort = new Map<string, Endpoint[]>();

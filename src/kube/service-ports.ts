@@ -20,7 +20,8 @@ export const IGNORED_OBJECT_LABELS: readonly string[] = [
 /** Why kube-proxy ignores a Service whatever the family, or `null`. */
 function ignoredReason(service: Service): string | null {
   const labels = service.metadata.labels;
-  if (labels !== undefined) {
+  // `labels: null` is JSON for "no labels", as Go decodes it.
+  if (labels != null) {
     for (const label of IGNORED_OBJECT_LABELS) {
       if (label in labels) return `it carries the label ${label}`;
     }
