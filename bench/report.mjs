@@ -151,7 +151,7 @@ export function renderReport(results) {
   );
   const st = results.settings;
   out.push(
-    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.quick ? " — quick mode" : ""}.`,
+    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.quick ? " — quick mode" : ""}.`,
   );
   out.push("");
   out.push(
