@@ -9,9 +9,9 @@ import fc from "fast-check";
 import { describe, expect, it, test } from "vitest";
 import { parseRules } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
-import { tokenizeLine } from "../src/format/tokenize.js";
+import { tokenizeLine, WordReader } from "../src/format/tokenize.js";
 import { type GenerateOptions, generateRules, generateState } from "../src/generate/rules.js";
-import { generateSaveText, PlainWords } from "../src/generate/save-text.js";
+import { generateSaveText } from "../src/generate/save-text.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
 import type { Backend } from "../src/ir/canonical-types.js";
 import { sortChainNames } from "../src/ir/chain-sort.js";
@@ -303,15 +303,16 @@ describe("sortChainNames", () => {
   });
 });
 
-describe("PlainWords", () => {
+describe("WordReader, reused across texts as generateSaveText does", () => {
   test("reads plain lines as tokenizeLine does, and gives up on the others", () => {
+    const reader = new WordReader();
     const line = fc.array(fc.constantFrom("a", "-", "b", " ", " ", "\t", '"', "\\", "\r", "é"), {
       maxLength: 24,
     });
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (chars) => {
+        // One reader for every text, its word cache kept: reset must forget the old text.
         const text = chars.map((c) => c.join("")).join("\n");
-        const reader = new PlainWords();
         reader.reset(text);
         let start = 0;
         for (const c of chars) {
@@ -327,7 +328,7 @@ describe("PlainWords", () => {
 
   it("reads a whole quoted argument", () => {
     const text = '-A X -m comment --comment "ns/svc:p cluster IP" -j Y';
-    const reader = new PlainWords();
+    const reader = new WordReader();
     reader.reset(text);
     const count = reader.read(0, text.length);
     expect(reader.words.slice(0, count)).toEqual([

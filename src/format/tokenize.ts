@@ -233,8 +233,9 @@ function nextOf(text: string, c: string, from: number): number {
 
 /**
  * Splits the plain lines of one text into arguments with native searches (`indexOf`) instead
- * of a loop per character: the parser's fast path, for the ~400,000 lines of a 10k-service
- * payload. A line is plain when single spaces separate its arguments and any quote opens a
+ * of a loop per character: the fast path of the parser (the ~400,000 lines of a 10k-service
+ * payload) and of `generateSaveText` (the generator's text blocks, one {@link WordReader.reset}
+ * per block). A line is plain when single spaces separate its arguments and any quote opens a
  * whole argument that closes before a space or the line's end with no backslash inside (as
  * `--comment "ns/svc:port"`); {@link WordReader.read} gives up on any other line, which
  * {@link tokenizeLine} then reads, so both paths yield the same arguments.
@@ -244,18 +245,25 @@ function nextOf(text: string, c: string, from: number): number {
  * searched for once per text.
  */
 export class WordReader {
-  /** The text read. */
-  readonly text: string;
   /** The arguments of the line read last; only the first {@link WordReader.read} returned are its. */
   readonly words: string[] = [];
   private readonly slots: string[] = SEEDED_SLOTS.slice();
+  private text = "";
   private nextQuote = -1;
   private nextTab = -1;
   private nextBackslash = -1;
 
   /** Makes a reader of `text`. */
-  constructor(text: string) {
+  constructor(text = "") {
+    this.reset(text);
+  }
+
+  /** Starts reading another text (the word cache is kept). */
+  reset(text: string): void {
     this.text = text;
+    this.nextQuote = -1;
+    this.nextTab = -1;
+    this.nextBackslash = -1;
   }
 
   /**

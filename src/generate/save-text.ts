@@ -8,7 +8,7 @@
  * @module
  */
 import { saveLinesOfRule } from "../format/save.js";
-import { tokenizeLine } from "../format/tokenize.js";
+import { tokenizeLine, WordReader } from "../format/tokenize.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { sortChainNames } from "../ir/chain-sort.js";
 import { appendQuickSaveLine } from "../ir/save-quick.js";
@@ -23,68 +23,6 @@ import { buildServicePortText } from "./service-port.js";
 export interface SaveTextOptions extends GenerateOptions {
   /** Backend to imitate where nft and legacy print differently (spec §12); default `"nft"`. */
   readonly backend?: Backend;
-}
-
-/**
- * Splits the lines of one text into arguments with native searches, for lines as the generator
- * writes them: single spaces between arguments, and a quoted argument (`"ns/svc:p80 cluster
- * IP"`) whole, closing before a space or the line's end, with no backslash inside. Any other
- * line gets -1, and {@link tokenizeLine} reads it. The next quote, tab and backslash are
- * searched for once per text, so lines must be read in text order. (Like the parser's
- * `WordReader`, without its word cache: these words die young.)
- */
-export class PlainWords {
-  /** The arguments of the line read last (only the first {@link PlainWords.read} returned). */
-  readonly words: string[] = [];
-  private text = "";
-  private nextQuote = -1;
-  private nextTab = -1;
-  private nextBackslash = -1;
-
-  /** Starts reading `text`. */
-  reset(text: string): void {
-    this.text = text;
-    this.nextQuote = -1;
-    this.nextTab = -1;
-    this.nextBackslash = -1;
-  }
-
-  /** Reads `text[start, end)`; returns how many arguments, or -1 when the line is not plain. */
-  read(start: number, end: number): number {
-    const text = this.text;
-    if (this.nextTab < start) this.nextTab = nextOf(text, "\t", start);
-    if (this.nextTab < end) return -1;
-    if (this.nextQuote < start) this.nextQuote = nextOf(text, '"', start);
-    const words = this.words;
-    let count = 0;
-    let i = start;
-    while (i < end) {
-      if (text.charCodeAt(i) === 34 /* " */) {
-        const close = nextOf(text, '"', i + 1);
-        if (close >= end) return -1;
-        if (this.nextBackslash <= i) this.nextBackslash = nextOf(text, "\\", i + 1);
-        if (this.nextBackslash < close) return -1;
-        if (close + 1 < end && text.charCodeAt(close + 1) !== 32) return -1;
-        words[count++] = text.slice(i + 1, close);
-        this.nextQuote = nextOf(text, '"', close + 1);
-        i = close + 2;
-        continue;
-      }
-      let stop = text.indexOf(" ", i);
-      if (stop < 0 || stop > end) stop = end;
-      // An empty argument (two spaces) or a quote inside one (`a"b c"`): the full tokenizer.
-      if (stop === i || this.nextQuote < stop) return -1;
-      words[count++] = text.slice(i, stop);
-      i = stop + 1;
-    }
-    return count;
-  }
-}
-
-/** Where `c` next occurs in `text` at or after `from` (`text.length` when it does not). */
-function nextOf(text: string, c: string, from: number): number {
-  const at = text.indexOf(c, from);
-  return at < 0 ? text.length : at;
 }
 
 /** A chain of the table being printed. */
@@ -194,7 +132,7 @@ class TableText {
   }
 
   /** Appends the rules of restore text lines (`-A CHAIN ARGS\n` …), as the builders write them. */
-  lines(text: string, reader: PlainWords): void {
+  lines(text: string, reader: WordReader): void {
     reader.reset(text);
     let start = 0;
     while (start < text.length) {
@@ -287,7 +225,7 @@ export function generateSaveText(model: ClusterModel, options: SaveTextOptions =
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
   const filter = new TableText("filter", ctx.family, canonicalOptions);
   const nat = new TableText("nat", ctx.family, canonicalOptions);
-  const reader = new PlainWords();
+  const reader = new WordReader();
   const existingChains = options.existingChains ?? [];
   // The payload's nat chains, for the stale-chain check; only kept when it will be asked.
   const active = existingChains.length > 0 ? new Set<string>() : null;
