@@ -5,22 +5,17 @@ import { parseRules } from "../src/format/parse.js";
 import { formatRestore } from "../src/format/restore.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
-import type { RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";
 import { listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster } from "./support/random-cluster.js";
+import { natChainsOf } from "./support/rule-sets.js";
 
 function expectSame(model: ClusterModel, options: GenerateOptions = {}): string {
   const text = generateRestoreText(model, options);
   expect(text).toBe(formatRestore(generateRules(model, options)));
   return text;
-}
-
-/** The nat chains a payload declares (what the kernel holds after it is restored). */
-function natChainsOf(payload: RuleSet): string[] {
-  return payload.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
 }
 
 describe("generateRestoreText, kube-proxy v1.30 vectors", () => {

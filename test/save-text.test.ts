@@ -17,12 +17,13 @@ import type { Backend } from "../src/ir/canonical-types.js";
 import { sortChainNames } from "../src/ir/chain-sort.js";
 import { appendQuickSaveLine, quickSaveLine } from "../src/ir/save-quick.js";
 import { compareChainNames } from "../src/ir/state.js";
-import type { IPFamily, RuleSet } from "../src/ir/types.js";
+import type { IPFamily } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel, Profile } from "../src/model/types.js";
 import { FIXTURES, listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster } from "./support/random-cluster.js";
+import { natChainsOf } from "./support/rule-sets.js";
 
 const SEED = 20_260_122;
 const PROFILES: readonly Profile[] = ["v1.30", "v1.32", "latest", "v1.22"];
@@ -32,11 +33,6 @@ function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: 
   const reference = formatSave(generateState(model, options), { backend: options.backend ?? "nft" });
   expect(text).toBe(reference);
   return text;
-}
-
-/** The nat chains a payload declares (what the kernel holds after it is restored). */
-function natChainsOf(payload: RuleSet): string[] {
-  return payload.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
 }
 
 describe("generateSaveText, fixture clusters", () => {
