@@ -13,6 +13,7 @@ import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "../src/ir/canonical-tar
 import type { Backend } from "../src/ir/canonical-types.js";
 import type { IPFamily } from "../src/ir/types.js";
 import { FIXTURES, loadVector } from "./support/fixtures.js";
+import { applyWordEdits, wordEdits } from "./support/rule-mutations.js";
 
 const SEED = 20_251_122;
 
@@ -101,31 +102,14 @@ describe("fast and reference paths agree", () => {
     .filter((l, i, all) => all.indexOf(l) === i);
   const mutation = fc.record({
     line: fc.nat(lines.length - 1),
-    edits: fc.array(
-      fc.record({
-        kind: fc.constantFrom("replace", "insert", "delete", "swap"),
-        at: fc.nat(30),
-        token: fc.constantFrom(...POOL),
-      }),
-      { minLength: 1, maxLength: 3 },
-    ),
+    edits: wordEdits(POOL),
     table: fc.constantFrom("filter", "nat"),
   });
   test("on mutated kube-proxy lines", () => {
     fc.assert(
       fc.property(mutation, ({ line, edits, table }) => {
         const tokens = (lines[line] as string).split(" ");
-        for (const e of edits) {
-          const at = 2 + (e.at % Math.max(1, tokens.length - 1));
-          if (e.kind === "replace" && at < tokens.length) tokens[at] = e.token;
-          else if (e.kind === "insert") tokens.splice(Math.min(at, tokens.length), 0, e.token);
-          else if (e.kind === "delete" && at < tokens.length) tokens.splice(at, 1);
-          else if (e.kind === "swap" && at + 1 < tokens.length) {
-            const t = tokens[at] as string;
-            tokens[at] = tokens[at + 1] as string;
-            tokens[at + 1] = t;
-          }
-        }
+        applyWordEdits(tokens, edits, 2);
         const text = `*${table}\n:${tokens[1]} - [0:0]\n${tokens.join(" ")}\n-A X -j ACCEPT\nCOMMIT\n`;
         expectSameParse(text);
       }),

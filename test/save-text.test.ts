@@ -23,6 +23,7 @@ import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel, Profile } from "../src/model/types.js";
 import { FIXTURES, listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster } from "./support/random-cluster.js";
+import { applyWordEdits, wordEdits } from "./support/rule-mutations.js";
 import { natChainsOf } from "./support/rule-sets.js";
 
 const SEED = 20_260_122;
@@ -172,33 +173,13 @@ describe("quickSaveLine", () => {
     "é",
     "x".repeat(300),
   ];
-  const mutation = fc.record({
-    line: fc.nat(lines.length - 1),
-    edits: fc.array(
-      fc.record({
-        kind: fc.constantFrom("replace", "insert", "delete", "swap"),
-        at: fc.nat(30),
-        token: fc.constantFrom(...POOL),
-      }),
-      { minLength: 1, maxLength: 3 },
-    ),
-  });
+  const mutation = fc.record({ line: fc.nat(lines.length - 1), edits: wordEdits(POOL) });
   test("agrees with the canonicalizer on mutated fixture rules", () => {
     fc.assert(
       fc.property(mutation, ({ line, edits }) => {
         const argv = tokenizeLine(lines[line] as string, 0, (lines[line] as string).length, false);
         const tokens = argv.slice(2);
-        for (const e of edits) {
-          const at = e.at % Math.max(1, tokens.length + 1);
-          if (e.kind === "replace" && at < tokens.length) tokens[at] = e.token;
-          else if (e.kind === "insert") tokens.splice(Math.min(at, tokens.length), 0, e.token);
-          else if (e.kind === "delete" && at < tokens.length) tokens.splice(at, 1);
-          else if (e.kind === "swap" && at + 1 < tokens.length) {
-            const t = tokens[at] as string;
-            tokens[at] = tokens[at + 1] as string;
-            tokens[at + 1] = t;
-          }
-        }
+        applyWordEdits(tokens, edits);
         expectAgrees(argv[1] as string, tokens);
       }),
       { seed: SEED, numRuns: 5000 },
