@@ -124,14 +124,24 @@ function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): M
   const out = new Map<string, ChainView>();
   if (table === undefined) return out;
   for (const d of table.chains) if (keep(d.name)) out.set(d.name, { policy: d.policy, rules: [] });
+  // A chain's rules come in one run (as iptables-save prints them): the decision and the view
+  // are looked up once per run, not once per rule.
+  let chain: string | undefined;
+  let view: ChainView | undefined;
   for (const e of table.entries) {
-    if (e.kind !== "rule" || e.op !== "-A" || !keep(e.chain)) continue;
-    let view = out.get(e.chain);
-    if (view === undefined) {
-      view = { policy: null, rules: [] };
-      out.set(e.chain, view);
+    if (e.kind !== "rule" || e.op !== "-A") continue;
+    if (e.chain !== chain) {
+      chain = e.chain;
+      view = undefined;
+      if (keep(chain)) {
+        view = out.get(chain);
+        if (view === undefined) {
+          view = { policy: null, rules: [] };
+          out.set(chain, view);
+        }
+      }
     }
-    view.rules.push(e);
+    view?.rules.push(e);
   }
   return out;
 }

@@ -51,12 +51,24 @@ function ownedChains(current: Table | undefined, declared: Set<string>, traits: 
   const candidate = (chain: string): boolean =>
     declared.has(chain) || (current?.name === "nat" && isServiceChain(chain, traits));
   // The rules of chains a stale one may be reached from: all but those the payload rewrites.
+  // A chain's rules come in one run (as iptables-save prints them): one lookup per run.
   const rulesOf = new Map<string, Rule[]>();
+  let chain: string | undefined;
+  let list: Rule[] | undefined;
   for (const e of current?.entries ?? []) {
-    if (e.kind !== "rule" || e.op !== "-A" || declared.has(e.chain)) continue;
-    const list = rulesOf.get(e.chain);
-    if (list === undefined) rulesOf.set(e.chain, [e]);
-    else list.push(e);
+    if (e.kind !== "rule" || e.op !== "-A") continue;
+    if (e.chain !== chain) {
+      chain = e.chain;
+      list = undefined;
+      if (!declared.has(chain)) {
+        list = rulesOf.get(chain);
+        if (list === undefined) {
+          list = [];
+          rulesOf.set(chain, list);
+        }
+      }
+    }
+    list?.push(e);
   }
   // Stale chains reached from foreign chains, directly or through other stale chains.
   const pinned = new Set<string>();
