@@ -6,7 +6,9 @@ import { describe, expect, test } from "vitest";
 import { formatProblem } from "../src/errors.js";
 import { formatRestore, quoteArgument } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
+import { generateRestoreText } from "../src/generate/restore-text.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
+import { generateSaveText } from "../src/generate/save-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import {
   argvArbitrary,
@@ -27,6 +29,8 @@ const lib: Library = {
   formatSave,
   formatProblem,
   quoteArgument,
+  generateRestoreText,
+  generateSaveText,
 };
 
 describe("injection", () => {

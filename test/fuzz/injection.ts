@@ -15,10 +15,12 @@ import type {
 } from "../../src/format/restore.js";
 import type { formatSave as FormatSave } from "../../src/format/save.js";
 import { tokenizeLine } from "../../src/format/tokenize.js";
+import type { generateRestoreText as GenerateRestoreText } from "../../src/generate/restore-text.js";
 import type {
   generateRules as GenerateRules,
   generateState as GenerateState,
 } from "../../src/generate/rules.js";
+import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../../src/kube/types.js";
@@ -35,6 +37,9 @@ export interface Library {
   readonly formatSave: typeof FormatSave;
   readonly formatProblem: typeof FormatProblem;
   readonly quoteArgument: typeof QuoteArgument;
+  /** The text-first paths (what the CLI prints); optional for builds without them. */
+  readonly generateRestoreText?: typeof GenerateRestoreText;
+  readonly generateSaveText?: typeof GenerateSaveText;
 }
 
 // ---- hostile text ----------------------------------------------------------------------------
@@ -383,7 +388,16 @@ export function checkInjection(lib: Library, input: ClusterInput): Outcome {
   }
   const payload = lib.generateRules(lenient.model);
   checkRestore(lib, payload);
-  checkSave(lib, lib.generateState(lenient.model));
+  const state = lib.generateState(lenient.model);
+  checkSave(lib, state);
+  // The CLI prints through the text-first paths: they must say exactly what the rules say.
+  if (
+    lib.generateRestoreText !== undefined &&
+    lib.generateRestoreText(lenient.model) !== lib.formatRestore(payload)
+  )
+    fail("generateRestoreText differs from formatRestore(generateRules)");
+  if (lib.generateSaveText !== undefined && lib.generateSaveText(lenient.model) !== lib.formatSave(state))
+    fail("generateSaveText differs from formatSave(generateState)");
   checkComments(payload, intendedPortNames(input, lenient.problems));
   return errors.length > 0 ? "partly-left-out" : "accepted";
 }
