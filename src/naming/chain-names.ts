@@ -54,19 +54,13 @@ function wellFormed(text: string): string {
 }
 
 // ES2024's String.prototype.isWellFormed answers at once for a one-byte string (every hash
-// input of a valid cluster); engines without it scan.
+// input of a valid cluster); without it, `wellFormed` scans (and returns the text as it is).
 const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
-
-/** Whether `text` holds no unpaired surrogate. */
-function isWellFormed(text: string): boolean {
-  if (nativeIsWellFormed !== undefined) return nativeIsWellFormed.call(text);
-  return wellFormed(text) === text;
-}
 
 /** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
 function computeHash(input: string): string {
   // `array` returns the digest as plain numbers; only the first 10 are copied and encoded.
-  const digest = sha256.array(isWellFormed(input) ? input : wellFormed(input));
+  const digest = sha256.array(nativeIsWellFormed?.call(input) === true ? input : wellFormed(input));
   for (let i = 0; i < 10; i++) head[i] = digest[i] as number;
   return base32Encode(head, "RFC4648", NO_PADDING);
 }
