@@ -8,15 +8,10 @@
  * @module
  */
 import { formatRestore } from "../format/restore.js";
+import { isServiceChain } from "../generate/rules.js";
 import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ChainDiff, RuleSetDiff } from "./diff-rules.js";
 import { editChain } from "./edit-script.js";
-
-const SERVICE_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
-
-function isServiceChain(chain: string): boolean {
-  return SERVICE_PREFIXES.some((p) => chain.startsWith(p));
-}
 
 function tableDelta(name: string, chains: readonly ChainDiff[]): Table | null {
   const decls: ChainDeclaration[] = [];

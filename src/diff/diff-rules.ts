@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isServiceChain } from "../generate/rules.js";
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
@@ -56,7 +57,10 @@ export interface DiffOptions {
   readonly chains?: (table: string, chain: string) => boolean;
 }
 
-const SERVICE_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-"];
+/** A per-service chain (always in nat), a node's stale ones included. */
+function isServicePortChain(table: string, chain: string): boolean {
+  return table === "nat" && isServiceChain(chain);
+}
 const FIXED = {
   filter: new Set([
     "KUBE-SERVICES",
@@ -78,7 +82,7 @@ const FIXED = {
  * isKubeProxyChain("filter", "INPUT")     // false
  */
 export function isKubeProxyChain(table: string, chain: string): boolean {
-  if (table === "nat" && SERVICE_PREFIXES.some((p) => chain.startsWith(p))) return true;
+  if (isServicePortChain(table, chain)) return true;
   return (table === "filter" || table === "nat") && FIXED[table].has(chain);
 }
 
@@ -97,9 +101,8 @@ export function kubeProxyChainsOf(payload: RuleSet): (table: string, chain: stri
   for (const table of payload.tables)
     for (const d of table.chains) declared.add(`${table.name}\u0000${d.name}`);
   return (table, chain) =>
-    isKubeProxyChain(table, chain) &&
-    ((table === "nat" && SERVICE_PREFIXES.some((p) => chain.startsWith(p))) ||
-      declared.has(`${table}\u0000${chain}`));
+    isServicePortChain(table, chain) ||
+    (isKubeProxyChain(table, chain) && declared.has(`${table}\u0000${chain}`));
 }
 
 /**
