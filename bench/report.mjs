@@ -181,7 +181,15 @@ export function renderReport(results) {
   out.push("");
   out.push(
     table(
-      ["model", "names hashed", "floor, cold", "floor, cold CPU", "floor, warm", "cold target", "our cold restore"],
+      [
+        "model",
+        "names hashed",
+        "floor, cold",
+        "floor, cold CPU",
+        "floor, warm",
+        "cold target",
+        "our cold restore",
+      ],
       [
         ["bench-clusterip-10000", 260],
         ["bench-clusterip-1000x100", 223.75],

@@ -43,6 +43,14 @@ export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Ta
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
 export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
+export type { ItemKind, SplitList } from "./kube/list.js";
+export {
+  remapListPaths,
+  splitKubernetesDocuments,
+  splitKubernetesList,
+  validateKubernetesList,
+  validateObjectKinds,
+} from "./kube/list.js";
 export type { ReadResult } from "./kube/read-input.js";
 export { readClusterText } from "./kube/read-input.js";
 export { buildModel } from "./kube/to-model.js";

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { type CliResult, ROOT, runCli, stderrLines } from "./support/run-cli.js";
 
 const NODE = ["--hostname", "k8s1", "--node-ip", "10.210.40.172", "--cluster-cidr", "10.244.0.0/16"];
@@ -139,7 +139,46 @@ describe("kube-iptables generate", () => {
     const r = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE]);
     expectInputError(r);
     expect(stderrLines(r)).toEqual([
-      'items[2].kind: kind "Pod" is not supported (only Service and EndpointSlice)',
+      'items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
+    ]);
+  });
+
+  test("the kubectl List as typed lists, or one document per object, gives the same save text", () => {
+    const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
+    const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
+    expect(expected.code).toBe(0);
+    const ofKind = (kind: string) => list.items.filter((item: { kind: string }) => item.kind === kind);
+    // As the API returns them: typed lists whose items carry no kind or apiVersion.
+    const bare = (items: Record<string, unknown>[]) =>
+      items.map(({ kind: _k, apiVersion: _v, ...rest }) => rest);
+    const typed = [
+      { apiVersion: "v1", kind: "ServiceList", items: bare(ofKind("Service")) },
+      { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSliceList", items: bare(ofKind("EndpointSlice")) },
+    ];
+    const streams = {
+      "typed-lists.yaml": typed.map((doc) => stringify(doc)).join("---\n"),
+      "objects.yaml": list.items.map((item: object) => stringify(item)).join("---\n"),
+    };
+    for (const [name, text] of Object.entries(streams)) {
+      const r = runCli(["generate", file(name, text), ...NODE]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(expected.stdout);
+    }
+    // A ServiceList alone is Services without endpoints.
+    const services = runCli(["generate", file("services.json", JSON.stringify(typed[0])), ...NODE]);
+    expect(services.code).toBe(0);
+    expect(services.stdout).toContain("has no endpoints");
+  });
+
+  test("an EndpointSlice of another apiVersion is named, not read as v1: exit 2", () => {
+    const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
+    const i = list.items.findIndex((item: { kind: string }) => item.kind === "EndpointSlice");
+    list.items[i].apiVersion = "discovery.k8s.io/v1beta1";
+    const r = runCli(["generate", file("beta-list.json", JSON.stringify(list)), ...NODE]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual([
+      `items[${i}]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)`,
     ]);
   });
 

@@ -11,10 +11,12 @@ import {
 } from "../src/kube/addresses.js";
 import {
   remapListPaths,
+  splitKubernetesDocuments,
   splitKubernetesList,
   validateKubernetesList,
   validateObjectKinds,
 } from "../src/kube/list.js";
+import { readClusterText } from "../src/kube/read-input.js";
 import { validateClusterInput } from "../src/kube/validate.js";
 import { listVectors, readJson } from "./support/fixtures.js";
 
@@ -639,6 +641,32 @@ describe("Kubernetes List input", () => {
       "DUPLICATE items[4]: Service default/web is already items[1]",
       'SKIPPED items[0].ports[0]: port name "http" (TCP) matches no port of Service default/web: kube-proxy ignores it',
     ]);
+  });
+
+  test("documents: one is read at its root, several at documents[i], Lists inside item by item", () => {
+    const one = splitKubernetesDocuments([{ kind: "EndpointSlice", ...slice() }]);
+    expect(one.endpointSlicePaths).toEqual([""]);
+    const stream = splitKubernetesDocuments([
+      { kind: "Service", ...service() },
+      { kind: "EndpointSliceList", items: [slice(), { kind: "Pod" }] },
+      { kind: "List", items: [{ kind: "List", items: [{ kind: "Service", ...service() }] }] },
+      { kind: "List" },
+    ]);
+    expect(stream.servicePaths).toEqual(["documents[0]", "documents[2].items[0].items[0]"]);
+    expect(stream.endpointSlicePaths).toEqual(["documents[1].items[0]"]);
+    expect(stream.problems.map((p) => `${p.code} ${p.path}`)).toEqual([
+      "UNKNOWN_KIND documents[1].items[1]",
+      "REQUIRED documents[3].items",
+    ]);
+    // The same objects through the text reader: YAML documents, then problems at the same paths.
+    const read = readClusterText(
+      ["kind: ServiceList\nitems: []", "kind: EndpointSlice\napiVersion: discovery.k8s.io/v1"].join(
+        "\n---\n",
+      ),
+    );
+    expect(read.shape).toBe("list");
+    expect(read.origins.endpointSlices).toEqual(["documents[1]"]);
+    expect(read.problems).toEqual([]);
   });
 
   test("typed lists and bad lists", () => {

@@ -8,8 +8,9 @@
  */
 import type { Problem } from "../errors.js";
 import { OBJECT_PATH_HEAD, OBJECT_REF } from "./patterns.js";
+import type { EndpointSlice, Service } from "./types.js";
 import { validateClusterInput } from "./validate.js";
-import { describe, isObject, Report, show } from "./validate-report.js";
+import { describe, isObject, type JsonObject, Report, show } from "./validate-report.js";
 
 /** The kinds this library reads, with the only apiVersion it reads each in. */
 const KINDS: Readonly<Record<string, string>> = { Service: "v1", EndpointSlice: "discovery.k8s.io/v1" };
@@ -25,10 +26,13 @@ export type ItemKind = "Service" | "EndpointSlice";
 
 /** A List split into the two kinds of objects, each with the path it had in the List. */
 export interface SplitList {
-  /** The Service items, in List order. */
-  readonly services: readonly unknown[];
-  /** The EndpointSlice items, in List order. */
-  readonly endpointSlices: readonly unknown[];
+  /**
+   * The Service items, in List order: of the right kind, not yet validated (`prepareCluster`
+   * and `modelFromKubernetes` validate them).
+   */
+  readonly services: readonly Service[];
+  /** The EndpointSlice items, in List order (of the right kind, not yet validated). */
+  readonly endpointSlices: readonly EndpointSlice[];
   /** `servicePaths[i]` is where `services[i]` was: `items[4]`. */
   readonly servicePaths: readonly string[];
   /** `endpointSlicePaths[i]` is where `endpointSlices[i]` was. */
@@ -54,40 +58,51 @@ export interface SplitList {
 export function validateObjectKinds(items: readonly unknown[], defaultKind?: ItemKind): Problem[] {
   const r = new Report();
   r.enter("items");
-  for (let i = 0; i < items.length; i++) checkItem(r, items, i, defaultKind);
+  for (let i = 0; i < items.length; i++) {
+    r.enter(i);
+    kindOf(r, items[i], defaultKind);
+    r.leave();
+  }
   r.leave();
   return r.problems;
 }
 
-/** The kind of `items[index]` when it is one this library reads; reports it otherwise. */
-function checkItem(
-  r: Report,
-  items: readonly unknown[],
-  index: number,
-  defaultKind: ItemKind | undefined,
-): ItemKind | undefined {
-  const item = items[index];
+/** Where the objects found so far go, with the path each had in the input. */
+interface Collector {
+  readonly services: Service[];
+  readonly endpointSlices: EndpointSlice[];
+  readonly servicePaths: string[];
+  readonly endpointSlicePaths: string[];
+}
+
+/**
+ * The kind of the object at the report's current path when it is one this library reads;
+ * reports it otherwise. `defaultKind` is the kind of an object that names none.
+ */
+function kindOf(r: Report, item: unknown, defaultKind: ItemKind | undefined): ItemKind | undefined {
   if (!isObject(item)) {
-    r.error("TYPE", index, `expected a Kubernetes object, got ${describe(item)}`);
+    r.error("TYPE", undefined, `expected a Kubernetes object, got ${describe(item)}`);
     return undefined;
   }
   const kind = item.kind ?? defaultKind;
   if (kind === undefined || kind === null) {
-    r.enter(index);
     r.error("REQUIRED", "kind", "is required to tell a Service from an EndpointSlice");
-    r.leave();
     return undefined;
   }
   const version = typeof kind === "string" && Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
   if (version === undefined) {
-    r.error("UNKNOWN_KIND", index, `kind ${show(kind)} is not read here (only Service and EndpointSlice)`);
+    r.error(
+      "UNKNOWN_KIND",
+      undefined,
+      `kind ${show(kind)} is not read here (only Service and EndpointSlice)`,
+    );
     return undefined;
   }
   const apiVersion = item.apiVersion;
   if (apiVersion !== undefined && apiVersion !== version) {
     r.error(
       "UNKNOWN_KIND",
-      index,
+      undefined,
       `${String(kind)} of apiVersion ${show(apiVersion)} is not read here (only ${version})`,
     );
     return undefined;
@@ -95,10 +110,56 @@ function checkItem(
   return kind as ItemKind;
 }
 
+/** Whether `value` is a List, a ServiceList or an EndpointSliceList (by its kind). */
+function isListObject(value: unknown): value is JsonObject {
+  return isObject(value) && typeof value.kind === "string" && Object.hasOwn(LIST_KINDS, value.kind);
+}
+
+/**
+ * Sorts the object at the report's current path into `out`: a Service or an EndpointSlice is
+ * kept with that path, a nested List is read item by item, anything else is reported.
+ */
+function collectObject(r: Report, item: unknown, defaultKind: ItemKind | undefined, out: Collector): void {
+  if (isListObject(item)) {
+    collectItems(r, item, out);
+    return;
+  }
+  const kind = kindOf(r, item, defaultKind);
+  if (kind === "Service") {
+    out.services.push(item as unknown as Service);
+    out.servicePaths.push(r.path());
+  } else if (kind === "EndpointSlice") {
+    out.endpointSlices.push(item as unknown as EndpointSlice);
+    out.endpointSlicePaths.push(r.path());
+  }
+}
+
+/** Reads the `items` of a List object (whose kind is a list kind) at the report's current path. */
+function collectItems(r: Report, list: JsonObject, out: Collector): void {
+  const items = list.items;
+  if (!Array.isArray(items)) {
+    if (items === undefined || items === null) r.error("REQUIRED", "items", "is required");
+    else r.error("TYPE", "items", `expected an array, got ${describe(items)}`);
+    return;
+  }
+  const defaultKind = LIST_KINDS[list.kind as string];
+  r.enter("items");
+  for (let i = 0; i < items.length; i++) {
+    r.enter(i);
+    collectObject(r, items[i], defaultKind, out);
+    r.leave();
+  }
+  r.leave();
+}
+
+function emptySplit(r: Report): SplitList & Collector {
+  return { services: [], endpointSlices: [], servicePaths: [], endpointSlicePaths: [], problems: r.problems };
+}
+
 /**
  * Splits a Kubernetes `List` (or a `ServiceList` / `EndpointSliceList`) into Services and
  * EndpointSlices, keeping each object's original path. Never throws; items of other kinds are
- * reported (see {@link validateObjectKinds}) and left out.
+ * reported (see {@link validateObjectKinds}) and left out. A List inside the List is read too.
  *
  * @param list - the parsed `kubectl ... -o json` (or `-o yaml`) output
  * @returns the two arrays, the paths they came from, and the problems
@@ -110,11 +171,7 @@ function checkItem(
  */
 export function splitKubernetesList(list: unknown): SplitList {
   const r = new Report();
-  const services: unknown[] = [];
-  const endpointSlices: unknown[] = [];
-  const servicePaths: string[] = [];
-  const endpointSlicePaths: string[] = [];
-  const out = { services, endpointSlices, servicePaths, endpointSlicePaths, problems: r.problems };
+  const out = emptySplit(r);
   if (!isObject(list)) {
     r.error("TYPE", undefined, `expected a Kubernetes List, got ${describe(list)}`);
     return out;
@@ -128,23 +185,31 @@ export function splitKubernetesList(list: unknown): SplitList {
     );
     return out;
   }
-  const items = list.items;
-  if (!Array.isArray(items)) {
-    if (items === undefined || items === null) r.error("REQUIRED", "items", "is required");
-    else r.error("TYPE", "items", `expected an array, got ${describe(items)}`);
+  collectItems(r, { ...list, kind }, out);
+  return out;
+}
+
+/**
+ * Splits the documents of a YAML stream (or one document) into Services and EndpointSlices.
+ * Each document is a Service, an EndpointSlice or a List of them; a single document's paths
+ * start at its root (`spec.ports[0]`), several documents' at `documents[i]`.
+ *
+ * @example
+ * splitKubernetesDocuments([{ kind: "Service", metadata: {} }, { kind: "List", items: [] }]).servicePaths
+ * // ["documents[0]"]
+ */
+export function splitKubernetesDocuments(documents: readonly unknown[]): SplitList {
+  const r = new Report();
+  const out = emptySplit(r);
+  if (documents.length === 1) {
+    collectObject(r, documents[0], undefined, out);
     return out;
   }
-  const defaultKind = LIST_KINDS[kind];
-  r.enter("items");
-  for (let i = 0; i < items.length; i++) {
-    const found = checkItem(r, items, i, defaultKind);
-    if (found === "Service") {
-      services.push(items[i]);
-      servicePaths.push(`items[${i}]`);
-    } else if (found === "EndpointSlice") {
-      endpointSlices.push(items[i]);
-      endpointSlicePaths.push(`items[${i}]`);
-    }
+  r.enter("documents");
+  for (let i = 0; i < documents.length; i++) {
+    r.enter(i);
+    collectObject(r, documents[i], undefined, out);
+    r.leave();
   }
   r.leave();
   return out;

@@ -1,13 +1,15 @@
 /**
  * Text → cluster input. Accepts a cluster file (`{config, services, endpointSlices}`), a
- * Kubernetes `List` as `kubectl get svc,endpointslices -A -o json|yaml` prints it, or a YAML
- * stream of Service and EndpointSlice documents.
+ * Kubernetes `List` as `kubectl get svc,endpointslices -A -o json|yaml` prints it (or a
+ * `ServiceList` / `EndpointSliceList` as the API returns them), one Service or EndpointSlice, or
+ * a YAML stream of such documents.
  *
  * @module
  */
 import { type Document, isScalar, parseAllDocuments } from "yaml";
 import { type Problem, problem } from "../errors.js";
-import type { ClusterInput, EndpointSlice, Service } from "./types.js";
+import { type SplitList, splitKubernetesDocuments } from "./list.js";
+import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 
 /** What {@link readClusterText} found. */
@@ -31,62 +33,32 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Splits Kubernetes objects into Services and EndpointSlices, rejecting other kinds. */
-export function splitObjects(items: readonly unknown[], pathOf: (i: number) => string): ReadResult {
-  const services: Service[] = [];
-  const endpointSlices: EndpointSlice[] = [];
-  const origins = { services: [] as string[], endpointSlices: [] as string[] };
-  const problems: Problem[] = [];
-  items.forEach((item, i) => {
-    const path = pathOf(i);
-    if (!isObject(item)) {
-      problems.push(problem("TYPE", path, "is not a Kubernetes object"));
-      return;
-    }
-    const kind = item.kind;
-    if (kind === "Service") {
-      services.push(item as unknown as Service);
-      origins.services.push(path);
-    } else if (kind === "EndpointSlice") {
-      endpointSlices.push(item as unknown as EndpointSlice);
-      origins.endpointSlices.push(path);
-    } else if (kind === "List" && Array.isArray(item.items)) {
-      const nested = splitObjects(item.items, (j) => `${path}.items[${j}]`);
-      services.push(...(nested.input?.services ?? []));
-      endpointSlices.push(...(nested.input?.endpointSlices ?? []));
-      origins.services.push(...nested.origins.services);
-      origins.endpointSlices.push(...nested.origins.endpointSlices);
-      problems.push(...nested.problems);
-    } else {
-      const name =
-        typeof kind === "string" && kind !== "" ? `kind ${JSON.stringify(kind)}` : "an object without a kind";
-      problems.push(
-        problem("UNKNOWN_KIND", `${path}.kind`, `${name} is not supported (only Service and EndpointSlice)`),
-      );
-    }
-  });
-  return { input: { services, endpointSlices }, shape: "list", origins, problems };
+/** The read result of Kubernetes objects split into Services and EndpointSlices. */
+function fromSplit(split: SplitList): ReadResult {
+  return {
+    input: { services: split.services, endpointSlices: split.endpointSlices },
+    shape: "list",
+    origins: { services: split.servicePaths, endpointSlices: split.endpointSlicePaths },
+    problems: split.problems,
+  };
 }
+
+/** A Kubernetes object by its `kind` (a cluster file has none). */
+const OBJECT_KINDS = new Set(["Service", "EndpointSlice", "List", "ServiceList", "EndpointSliceList"]);
 
 /** Reads an already parsed JSON/YAML value. */
 export function readClusterValue(value: unknown): ReadResult {
-  if (isObject(value) && value.kind === "List") {
-    if (!Array.isArray(value.items)) {
-      return {
-        input: null,
-        shape: null,
-        origins: NO_ORIGINS,
-        problems: [problem("TYPE", "items", "is not a list")],
-      };
-    }
-    return splitObjects(value.items, (i) => `items[${i}]`);
-  }
-  if (isObject(value) && (value.kind === "Service" || value.kind === "EndpointSlice")) {
-    return splitObjects([value], () => "");
-  }
   if (!isObject(value)) {
     // The validator's own problem, so that the CLI and validateClusterInput say the same thing.
     return { input: null, shape: null, origins: NO_ORIGINS, problems: validateClusterInput(value) };
+  }
+  if (typeof value.kind === "string" && OBJECT_KINDS.has(value.kind)) {
+    const split = splitKubernetesDocuments([value]);
+    // A List whose items cannot be read at all is no input.
+    const unreadable = split.problems.some((p) => p.path === "items");
+    return unreadable
+      ? { input: null, shape: null, origins: NO_ORIGINS, problems: split.problems }
+      : fromSplit(split);
   }
   return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
 }
@@ -160,5 +132,5 @@ export function readClusterText(text: string): ReadResult {
     };
   }
   if (values.length === 1) return readClusterValue(values[0]);
-  return splitObjects(values, (i) => `documents[${i}]`);
+  return fromSplit(splitKubernetesDocuments(values));
 }
