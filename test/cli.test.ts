@@ -182,6 +182,40 @@ describe("kube-iptables generate", () => {
     ]);
   });
 
+  test("a byte order mark, or UTF-16 as Windows PowerShell writes it, reads as the same text", () => {
+    const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
+    const text = readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8");
+    const utf16 = (littleEndian: boolean) => {
+      const bytes = Buffer.from(`\ufeff${text}`, "utf16le");
+      return littleEndian ? bytes : bytes.swap16();
+    };
+    const encodings: Record<string, Buffer> = {
+      "bom-utf8.json": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+      "utf16le.json": utf16(true),
+      "utf16be.json": utf16(false),
+    };
+    for (const [name, bytes] of Object.entries(encodings)) {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      const r = runCli(["generate", path, ...NODE]);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe(expected.stdout);
+    }
+    // YAML with a byte order mark, through stdin.
+    const yaml = readFileSync(join(ROOT, "examples", "cluster.yaml"), "utf8");
+    const fromStdin = runCli(["generate", "-"], `\ufeff${yaml}`);
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toBe(runCli(["generate", "examples/cluster.yaml"]).stdout);
+  });
+
+  test("bytes that are not UTF-8 are refused with the offset: exit 2", () => {
+    const path = join(dir, "binary.json");
+    writeFileSync(path, Buffer.from([0x7b, 0x22, 0x61, 0xc3, 0x28, 0x22, 0x7d]));
+    const r = runCli(["generate", path]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual([`${path}: is not UTF-8 text (byte 3)`]);
+  });
+
   test("a missing file: exit 2", () => {
     const r = runCli(["generate", join(dir, "no-such-file.yaml")]);
     expectInputError(r);

@@ -75,7 +75,9 @@ function isEmptyDocument(doc: Document): boolean {
  * @example
  * readClusterText('{"services": [], "endpointSlices": []}').input // { services: [], endpointSlices: [] }
  */
-export function readClusterText(text: string): ReadResult {
+export function readClusterText(source: string): ReadResult {
+  // A byte order mark (files saved on Windows) is not part of the JSON or YAML.
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   if (text.trim() === "") {
     return {
       input: null,

@@ -1,0 +1,51 @@
+// Input bytes → text: the encodings people's files come in, and bytes that are no text.
+import { describe, expect, test } from "vitest";
+import { decodeInput } from "../src/cli/decode-input.js";
+import { readClusterText } from "../src/kube/read-input.js";
+
+const TEXT = "services: [] # ünïcode ✓ 𝄞\n";
+
+function utf16(text: string, littleEndian: boolean): Uint8Array {
+  const bytes = new Uint8Array(2 + text.length * 2);
+  const view = new DataView(bytes.buffer);
+  view.setUint16(0, 0xfeff, littleEndian);
+  for (let i = 0; i < text.length; i++) view.setUint16(2 + 2 * i, text.charCodeAt(i), littleEndian);
+  return bytes;
+}
+
+describe("decodeInput", () => {
+  test("UTF-8, with or without a byte order mark, and UTF-16 of either order with one", () => {
+    const utf8 = new TextEncoder().encode(TEXT);
+    const cases: Record<string, Uint8Array> = {
+      utf8,
+      "utf8 with BOM": new Uint8Array([0xef, 0xbb, 0xbf, ...utf8]),
+      utf16le: utf16(TEXT, true),
+      utf16be: utf16(TEXT, false),
+    };
+    for (const [name, bytes] of Object.entries(cases))
+      expect(decodeInput(bytes), name).toEqual({ text: TEXT });
+    expect(decodeInput(new Uint8Array())).toEqual({ text: "" });
+  });
+
+  test("bytes that break UTF-8 are refused, naming the first bad byte", () => {
+    const at = (bytes: number[]) => decodeInput(new Uint8Array(bytes));
+    expect(at([0x7b, 0xff])).toEqual({ problem: "is not UTF-8 text (byte 1)" });
+    expect(at([0xef, 0xbb, 0xbf, 0x61, 0xc3])).toEqual({ problem: "is not UTF-8 text (byte 4)" }); // cut short
+    expect(at([0x61, 0xe2, 0x28, 0xa1])).toEqual({ problem: "is not UTF-8 text (byte 1)" }); // bad continuation
+    expect(at([0xc0, 0x80])).toEqual({ problem: "is not UTF-8 text (byte 0)" }); // overlong NUL
+    // An unpaired surrogate in UTF-16.
+    expect(decodeInput(new Uint8Array([0xff, 0xfe, 0x00, 0xd8, 0x61, 0x00]))).toEqual({
+      problem: "is not UTF-16LE text",
+    });
+  });
+});
+
+describe("readClusterText", () => {
+  test("a leading byte order mark is not part of the JSON or YAML", () => {
+    for (const text of ['{"services": []}', "services: []\n"]) {
+      const read = readClusterText(`\ufeff${text}`);
+      expect(read.problems).toEqual([]);
+      expect(read.input).toEqual(readClusterText(text).input);
+    }
+  });
+});
