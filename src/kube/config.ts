@@ -33,8 +33,9 @@ export function resolveConfig(
   overrides?: Partial<ProxyConfig>,
 ): ProxyConfig {
   const c = input ?? {};
+  // JSON null is "not set", as everywhere else in the config (the validator accepts it).
   const detectLocal: ProxyConfig["detectLocal"] =
-    c.detectLocal === undefined
+    c.detectLocal === undefined || c.detectLocal === null
       ? DEFAULT_CONFIG.detectLocal
       : c.detectLocal.mode === "ClusterCIDR" || c.detectLocal.mode === "NodeCIDR"
         ? { mode: c.detectLocal.mode, cidrs: c.detectLocal.cidrs ?? [] }

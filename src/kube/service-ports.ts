@@ -85,8 +85,10 @@ function lowerProtocol(protocol: string): Protocol {
 /** Shared by every port without addresses or endpoints of that kind (the model is read-only). */
 const NONE: readonly never[] = [];
 
+// Lists may be JSON null, which Go decodes as empty (the validator accepts it): `?.length`
+// answers for both.
 function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamily): readonly string[] {
-  if (texts === undefined || texts.length === 0) return NONE;
+  if (!texts?.length) return NONE;
   const out: string[] = [];
   for (const text of texts) {
     const ip = canonicalIP(text);
@@ -135,7 +137,7 @@ export function pushServicePorts(
   const externalIPs = addressesOfFamily(spec.externalIPs, family);
   const ingresses = service.status?.loadBalancer?.ingress;
   let loadBalancerVIPs: readonly string[] = NONE;
-  if (ingresses !== undefined && ingresses.length > 0) {
+  if (ingresses?.length) {
     const vips: string[] = [];
     for (const ingress of ingresses) {
       if (ingress.ip === undefined || ingress.ip === "" || (honorIPMode && ingress.ipMode === "Proxy"))
@@ -147,7 +149,7 @@ export function pushServicePorts(
   }
   let loadBalancerSourceRanges: readonly string[] = NONE;
   const ranges = spec.loadBalancerSourceRanges;
-  if (ranges !== undefined && ranges.length > 0) {
+  if (ranges?.length) {
     const cidrs: string[] = [];
     for (const range of ranges) {
       const cidr = parseCidr(range.trim());
