@@ -45,8 +45,9 @@ const REMOVED: unique symbol = Symbol("removed");
 /** Every path into a JSON value, the root included. */
 function pathsOf(value: Json, path: (string | number)[] = []): (string | number)[][] {
   const out = [path];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...pathsOf(v, [...path, i])));
-  else if (value !== null && typeof value === "object")
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) out.push(...pathsOf(value[i] as Json, [...path, i]));
+  } else if (value !== null && typeof value === "object")
     for (const [k, v] of Object.entries(value)) out.push(...pathsOf(v, [...path, k]));
   return out;
 }
