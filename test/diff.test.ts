@@ -226,6 +226,35 @@ describe("runDiff", () => {
     expect(kubeProxyChainsOf(withLocalhost)("filter", "KUBE-FIREWALL")).toBe(true);
   });
 
+  it("without --family, the cluster side takes the family of the dump it is compared with", () => {
+    // A dual-stack vector whose cluster file says IPv4: its IPv6 node's dump.
+    const v = readJson<Vector>(
+      listVectors("kube-proxy").find((x) => x.name === "feature-dualstack-from-ipv4")?.path ?? "",
+    );
+    const cluster = join(dir, "dual.json");
+    writeFileSync(
+      cluster,
+      JSON.stringify({ config: v.config, services: v.services, endpointSlices: v.endpointSlices }),
+    );
+    const input = {
+      config: { ...v.config, ipFamily: "IPv6" },
+      services: v.services,
+      endpointSlices: v.endpointSlices,
+    };
+    const dump6 = join(dir, "dual-ipv6.txt");
+    writeFileSync(dump6, formatSave(generateState(modelFromInput(input as ClusterInput))));
+    for (const args of [
+      [cluster, dump6],
+      [dump6, cluster],
+    ]) {
+      const r = run(args);
+      expect(r.err).toBe("");
+      expect(r.out).toBe("no changes\n");
+    }
+    // An explicit --family still wins: the IPv6 dump does not read as IPv4.
+    expect(run([cluster, dump6, "--family", "IPv4"]).code).toBe(2);
+  });
+
   it("exit codes", () => {
     expect(() => run([cluster0])).toThrow(/two files/);
     expect(() => run([cluster0, cluster1, "--format", "x"])).toThrow(/--format/);

@@ -41,11 +41,21 @@ interface Side {
   readonly owned?: (table: string, chain: string) => boolean;
 }
 
-/** Reads one side, or prints its problems and returns null. */
-function readSide(file: string, values: Values, family: IPFamily | undefined): Side | null {
+/** One side's text and what it holds, before it is read for a family. */
+interface Input {
+  readonly file: string;
+  readonly text: string;
+  readonly form: ReturnType<typeof detectTextForm>;
+}
+
+/** Reads one side's text, or prints why it cannot and returns null. */
+function readText(file: string): Input | null {
   const text = readInput(file);
-  if (text === null) return null;
-  const form = detectTextForm(text);
+  return text === null ? null : { file, text, form: detectTextForm(text) };
+}
+
+/** Reads one side for a family (a rules side detects its own without one), or prints its problems. */
+function readSide({ file, text, form }: Input, values: Values, family: IPFamily | undefined): Side | null {
   if (form === "cluster") {
     const read = readClusterText(text);
     if (read.input === null || read.problems.length > 0) {
@@ -74,6 +84,24 @@ function readSide(file: string, values: Values, family: IPFamily | undefined): S
   return { state: applied.ruleSet, isRules: true };
 }
 
+/**
+ * Reads both sides. Without `--family`, a side of rules text is read first and its family (from
+ * its addresses) is the cluster side's: a node's IPv6 dump is compared with the cluster's IPv6
+ * rules. Two cluster files take the family of the first one's config; two sides of rules text
+ * each detect their own.
+ */
+function readSides(oldInput: Input, newInput: Input, values: Values, family: IPFamily | undefined) {
+  const newFirst = family === undefined && oldInput.form === "cluster" && newInput.form !== "cluster";
+  const first = readSide(newFirst ? newInput : oldInput, values, family);
+  if (first === null) return null;
+  const secondInput = newFirst ? oldInput : newInput;
+  // Two sides of rules text each detect their own family.
+  const bothRules = first.isRules && secondInput.form !== "cluster";
+  const second = readSide(secondInput, values, family ?? (bothRules ? undefined : first.state.family));
+  if (second === null) return null;
+  return newFirst ? { oldSide: second, newSide: first } : { oldSide: first, newSide: second };
+}
+
 /** Runs `diff` and returns the exit code. */
 export function runDiff(argv: readonly string[]): number {
   const { values, positionals } = parse(argv);
@@ -84,11 +112,13 @@ export function runDiff(argv: readonly string[]): number {
   if (values.family === "both") throw new UsageError("diff compares one family: --family IPv4 or IPv6");
   const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
   const [oldFile, newFile] = positionals as [string, string];
-  const oldSide = readSide(oldFile, values, family);
-  if (oldSide === null) return EXIT_INPUT;
-  // The rules side takes its family from the cluster side when none was given.
-  const newSide = readSide(newFile, values, family ?? (oldSide.isRules ? undefined : oldSide.state.family));
-  if (newSide === null) return EXIT_INPUT;
+  const oldInput = readText(oldFile);
+  if (oldInput === null) return EXIT_INPUT;
+  const newInput = readText(newFile);
+  if (newInput === null) return EXIT_INPUT;
+  const sides = readSides(oldInput, newInput, values, family);
+  if (sides === null) return EXIT_INPUT;
+  const { oldSide, newSide } = sides;
   const ownedOnly = values["all-chains"] !== true && (oldSide.isRules || newSide.isRules);
   // Against a cluster, the chains its payload declares say which fixed chains are kube-proxy's.
   const owned = oldSide.owned ?? newSide.owned ?? isKubeProxyChain;
