@@ -48,4 +48,18 @@ describe("readClusterText", () => {
       expect(read.input).toEqual(readClusterText(text).input);
     }
   });
+
+  test("aliases that expand without bound (a billion laughs) are a problem, not an exception", () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 8; i++) {
+      const [prev, name] = [String.fromCharCode(96 + i), String.fromCharCode(97 + i)];
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(",")}]`);
+    }
+    levels.push("services: *h");
+    const read = readClusterText(levels.join("\n"));
+    expect(read.input).toBeNull();
+    expect(read.problems.map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
+      "MALFORMED_INPUT : the input is not valid YAML: Excessive alias count indicates a resource exhaustion attack",
+    ]);
+  });
 });

@@ -122,9 +122,19 @@ export function readClusterText(source: string): ReadResult {
   }
   // Documents with no content (comments only, `---` alone) are skipped; an explicit `null` or
   // `~` is a value, and not a cluster file.
-  const values = list
-    .filter((d) => !isEmptyDocument(d))
-    .map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+  let values: unknown[];
+  try {
+    values = list.filter((d) => !isEmptyDocument(d)).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+  } catch (e) {
+    // Aliases that expand past the limit (a "billion laughs" document), or nesting too deep.
+    const message = `the input is not valid YAML: ${(e as Error).message}`;
+    return {
+      input: null,
+      shape: null,
+      origins: NO_ORIGINS,
+      problems: [problem("MALFORMED_INPUT", "", message)],
+    };
+  }
   if (values.length === 0) {
     return {
       input: null,
