@@ -142,11 +142,21 @@ function collectItems(r: Report, list: JsonObject, out: Collector): void {
     else r.error("TYPE", "items", `expected an array, got ${describe(items)}`);
     return;
   }
-  const defaultKind = LIST_KINDS[list.kind as string];
-  r.enter("items");
-  for (let i = 0; i < items.length; i++) {
+  collectEach(r, "items", items, LIST_KINDS[list.kind as string], out);
+}
+
+/** Collects each of `objects`, found at `key[i]` below the report's current path. */
+function collectEach(
+  r: Report,
+  key: string,
+  objects: readonly unknown[],
+  defaultKind: ItemKind | undefined,
+  out: Collector,
+): void {
+  r.enter(key);
+  for (let i = 0; i < objects.length; i++) {
     r.enter(i);
-    collectObject(r, items[i], defaultKind, out);
+    collectObject(r, objects[i], defaultKind, out);
     r.leave();
   }
   r.leave();
@@ -205,13 +215,7 @@ export function splitKubernetesDocuments(documents: readonly unknown[]): SplitLi
     collectObject(r, documents[0], undefined, out);
     return out;
   }
-  r.enter("documents");
-  for (let i = 0; i < documents.length; i++) {
-    r.enter(i);
-    collectObject(r, documents[i], undefined, out);
-    r.leave();
-  }
-  r.leave();
+  collectEach(r, "documents", documents, undefined, out);
   return out;
 }
 
