@@ -165,6 +165,13 @@ describe("kube-iptables generate", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(expected.stdout);
     }
+    // Two kubectl runs into one pipe: `(kubectl get svc -o json; kubectl get endpointslices -o json)`.
+    const piped = runCli(
+      ["generate", "-", ...NODE],
+      typed.map((doc) => JSON.stringify(doc, null, 4)).join("\n"),
+    );
+    expect(piped.stderr).toBe("");
+    expect(piped.stdout).toBe(expected.stdout);
     // A ServiceList alone is Services without endpoints.
     const services = runCli(["generate", file("services.json", JSON.stringify(typed[0])), ...NODE]);
     expect(services.code).toBe(0);

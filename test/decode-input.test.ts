@@ -1,6 +1,7 @@
 // Input bytes → text: the encodings people's files come in, and bytes that are no text.
 import { describe, expect, test } from "vitest";
 import { decodeInput } from "../src/cli/decode-input.js";
+import { splitJsonValues } from "../src/kube/json-values.js";
 import { readClusterText } from "../src/kube/read-input.js";
 
 const TEXT = "services: [] # ünïcode ✓ 𝄞\n";
@@ -61,5 +62,38 @@ describe("readClusterText", () => {
     expect(read.problems.map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
       "MALFORMED_INPUT : the input is not valid YAML: Excessive alias count indicates a resource exhaustion attack",
     ]);
+  });
+});
+
+describe("splitJsonValues", () => {
+  test("objects and arrays one after another, with braces and quotes inside strings", () => {
+    const a = '{"a": "}{\\"", "b": [1, {"c": "]"}]}';
+    const b = '[{"kind": "List"}]';
+    expect(splitJsonValues(`${a}\n${b}\r\n\t${a}`)).toEqual([a, b, a]);
+    expect(splitJsonValues(`${a}${b}`)).toEqual([a, b]);
+    for (const piece of splitJsonValues(`${a} ${b}`) ?? []) expect(() => JSON.parse(piece)).not.toThrow();
+  });
+
+  test("anything else is not such a stream", () => {
+    expect(splitJsonValues('{"a": 1}')).toBeNull(); // one value: JSON.parse's to report on
+    expect(splitJsonValues('{"a": 1} 2')).toBeNull();
+    expect(splitJsonValues('{"a": 1} {"b": ')).toBeNull();
+    expect(splitJsonValues('{"a": "}')).toBeNull();
+    expect(splitJsonValues("")).toBeNull();
+  });
+
+  test("readClusterText reads such a stream as documents; a broken one is still a JSON error", () => {
+    const services = { kind: "ServiceList", apiVersion: "v1", items: [] };
+    const slices = {
+      kind: "EndpointSliceList",
+      apiVersion: "discovery.k8s.io/v1",
+      items: [{ metadata: {} }],
+    };
+    const read = readClusterText(`${JSON.stringify(services, null, 2)}\n${JSON.stringify(slices)}\n`);
+    expect(read.shape).toBe("list");
+    expect(read.origins.endpointSlices).toEqual(["documents[1].items[0]"]);
+    const broken = readClusterText(`${JSON.stringify(services)}\n{"kind": "List", "items": [}`);
+    expect(broken.input).toBeNull();
+    expect(broken.problems[0]?.message).toMatch(/^the input is not valid JSON: /);
   });
 });

@@ -2,12 +2,13 @@
  * Text → cluster input. Accepts a cluster file (`{config, services, endpointSlices}`), a
  * Kubernetes `List` as `kubectl get svc,endpointslices -A -o json|yaml` prints it (or a
  * `ServiceList` / `EndpointSliceList` as the API returns them), one Service or EndpointSlice, or
- * a YAML stream of such documents.
+ * a stream of such documents: YAML documents, or JSON values one after another.
  *
  * @module
  */
 import { type Document, isScalar, parseAllDocuments } from "yaml";
 import { type Problem, problem } from "../errors.js";
+import { splitJsonValues } from "./json-values.js";
 import { type SplitList, splitKubernetesDocuments } from "./list.js";
 import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
@@ -88,9 +89,13 @@ export function readClusterText(source: string): ReadResult {
   }
   const first = text.trimStart()[0];
   if (first === "{" || first === "[") {
+    let value: unknown;
     try {
-      return readClusterValue(JSON.parse(text));
+      value = JSON.parse(text);
     } catch (e) {
+      // Several JSON documents one after another are read as a stream of documents.
+      const documents = parseJsonValues(text);
+      if (documents !== null) return readDocuments(documents);
       return {
         input: null,
         shape: null,
@@ -98,6 +103,7 @@ export function readClusterText(source: string): ReadResult {
         problems: [problem("MALFORMED_INPUT", "", `the input is not valid JSON: ${(e as Error).message}`)],
       };
     }
+    return readClusterValue(value);
   }
   const docs = parseAllDocuments(text);
   const list = Array.isArray(docs) ? docs : [docs];
@@ -143,6 +149,22 @@ export function readClusterText(source: string): ReadResult {
       problems: [problem("MALFORMED_INPUT", "", "the input is empty")],
     };
   }
+  return readDocuments(values);
+}
+
+/** Reads the values of a stream's documents: one is read on its own, several as Kubernetes objects. */
+function readDocuments(values: readonly unknown[]): ReadResult {
   if (values.length === 1) return readClusterValue(values[0]);
   return fromSplit(splitKubernetesDocuments(values));
+}
+
+/** The values of text holding several JSON values one after another, or `null` when it does not. */
+function parseJsonValues(text: string): unknown[] | null {
+  const pieces = splitJsonValues(text);
+  if (pieces === null) return null;
+  try {
+    return pieces.map((piece) => JSON.parse(piece) as unknown);
+  } catch {
+    return null;
+  }
 }
