@@ -49,6 +49,13 @@ describe("kube-iptables trace", () => {
     expect(lines.at(-1)).toBe("total p=1.000000000");
   });
 
+  it("reads the protocol in either case, as Kubernetes (TCP) and iptables (tcp) spell it", () => {
+    const lower = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp"]);
+    const upper = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "TCP"]);
+    expect(upper.code).toBe(0);
+    expect(upper.out).toBe(lower.out);
+  });
+
   it("traces a save dump the same way, as JSON", () => {
     const a = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
     const b = capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);

@@ -98,7 +98,8 @@ export function runTrace(argv: readonly string[]): number {
   if (positionals.length !== 1) throw new UsageError("trace takes one FILE (or - for stdin)");
   if (values.src === undefined || values.dst === undefined)
     throw new UsageError("trace needs --src IP[:PORT] and --dst IP:PORT");
-  const proto = values.proto ?? "tcp";
+  // Kubernetes objects spell protocols in upper case (TCP), iptables in lower case: either is read.
+  const proto = (values.proto ?? "tcp").toLowerCase();
   if (!PROTOCOLS.has(proto)) throw new UsageError(`--proto ${proto}: expected tcp, udp or sctp`);
   const from = (values.from ?? "pod") as Origin;
   if (!ORIGINS.has(from)) throw new UsageError(`--from ${from}: expected pod, node or external`);
