@@ -1,8 +1,12 @@
 // Every benchmark case: what it prepares (untimed) and what it runs (timed). A case whose
 // feature the build does not export yet is listed with `skip` saying why.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import base32Encode from "base32-encode";
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
-import { detectFeatures, readClusterInput } from "./load.mjs";
+import { detectFeatures, libraryPath, readClusterInput } from "./load.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
 export const MODELS = [
@@ -120,6 +124,37 @@ function hashInputs(lib, model) {
     for (const e of p.endpoints) if (e.ready) inputs.push(`${spn}${p.protocol}${e.endpoint}`);
   }
   return inputs;
+}
+
+/**
+ * The CLI's whole `generate` on a cluster file, in this process (no node start-up): reading and
+ * decoding the file, JSON parsing, validation, model, generation, and writing to a sink in place
+ * of stdout. The file is written and the CLI module loaded before the clock starts.
+ */
+function cliCase(input, format) {
+  const file = join(mkdtempSync(join(tmpdir(), "kube-iptables-bench-cli-")), "cluster.json");
+  writeFileSync(file, JSON.stringify(input));
+  const cliPath = join(dirname(libraryPath()), "cli.js");
+  let main;
+  return {
+    prepare: async () => {
+      ({ main } = await import(pathToFileURL(cliPath).href));
+      return file;
+    },
+    run: async (path) => {
+      const write = process.stdout.write;
+      const chunks = [];
+      process.stdout.write = (chunk) => chunks.push(chunk) > 0;
+      try {
+        const code = await main(["generate", path, "--format", format]);
+        if (code !== 0) throw new Error(`kube-iptables generate exited ${code}`);
+      } finally {
+        process.stdout.write = write;
+      }
+      return chunks.join("");
+    },
+    describe: textResult,
+  };
 }
 
 const OPS = {
@@ -281,6 +316,14 @@ const OPS = {
       };
     },
   },
+  cli: {
+    label: "the CLI end to end: `generate FILE --format restore` (in-process, no node start-up)",
+    setup: (_lib, input) => cliCase(input, "restore"),
+  },
+  "cli-save": {
+    label: "the CLI end to end: `generate FILE` (save text, the default; in-process)",
+    setup: (_lib, input) => cliCase(input, "save"),
+  },
   trace: {
     label: "trace one packet (first trace compiles the state)",
     needs: "trace",
@@ -321,6 +364,7 @@ export function caseIds() {
     ids.push(`hash-floor:${m}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
   ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
+  ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
   return ids;
 }
 

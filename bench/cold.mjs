@@ -10,14 +10,16 @@ import { loadLibrary } from "./load.mjs";
 const id = process.argv[2];
 const lib = await loadLibrary();
 const bench = setupCase(lib, id);
-const state = bench.prepare();
+// A case may prepare and run asynchronously (the CLI's main); the clock stops once it settles.
+const state = await bench.prepare();
 globalThis.gc?.();
 const heapBefore = getHeapStatistics().used_heap_size;
 // Synchronous writes keep the markers in order with V8's --trace-gc lines on the same fd.
 writeSync(1, "@@BEGIN\n");
 const c0 = process.cpuUsage();
 const t0 = performance.now();
-const output = bench.run(state);
+let output = bench.run(state);
+if (typeof output?.then === "function") output = await output;
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(c0);
 writeSync(1, "@@END\n");

@@ -26,15 +26,15 @@ const { values, positionals } = parseArgs({
 const id = positionals[0] ?? "restore:bench-clusterip-10000";
 const lib = await loadLibrary();
 const bench = setupCase(lib, id);
-const state = bench.prepare();
+const state = await bench.prepare();
 // Cases with a `reset` (the incremental ones) must be reset after every run, or every run
 // after the first would time an update that changes nothing. The reset is a one-object change
 // back, the same kind of work, so it stays in the profile.
-const runOnce = () => {
-  bench.run(state);
+const runOnce = async () => {
+  await bench.run(state);
   bench.reset?.(state);
 };
-for (let i = 0; i < Number(values.warmup); i++) runOnce();
+for (let i = 0; i < Number(values.warmup); i++) await runOnce();
 
 const session = new Session();
 session.connect();
@@ -42,7 +42,7 @@ await session.post("Profiler.enable");
 await session.post("Profiler.setSamplingInterval", { interval: 100 });
 await session.post("Profiler.start");
 const t0 = performance.now();
-for (let i = 0; i < Number(values.runs); i++) runOnce();
+for (let i = 0; i < Number(values.runs); i++) await runOnce();
 const wall = performance.now() - t0;
 const { profile } = await session.post("Profiler.stop");
 session.disconnect();
