@@ -110,6 +110,18 @@ function kindOf(r: Report, item: unknown, defaultKind: ItemKind | undefined): It
   return kind as ItemKind;
 }
 
+/**
+ * Whether `kind` names an object this library reads: a Service, an EndpointSlice, or a List of
+ * them (a text reader tells Kubernetes objects from a cluster file by it).
+ *
+ * @example
+ * isKubernetesKind("ServiceList") // true
+ * isKubernetesKind("Pod")         // false
+ */
+export function isKubernetesKind(kind: unknown): boolean {
+  return typeof kind === "string" && (Object.hasOwn(KINDS, kind) || Object.hasOwn(LIST_KINDS, kind));
+}
+
 /** Whether `value` is a List, a ServiceList or an EndpointSliceList (by its kind). */
 function isListObject(value: unknown): value is JsonObject {
   return isObject(value) && typeof value.kind === "string" && Object.hasOwn(LIST_KINDS, value.kind);

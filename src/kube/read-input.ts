@@ -9,9 +9,10 @@
 import { type Document, isScalar, parseAllDocuments } from "yaml";
 import { type Problem, problem } from "../errors.js";
 import { splitJsonValues } from "./json-values.js";
-import { type SplitList, splitKubernetesDocuments } from "./list.js";
+import { isKubernetesKind, type SplitList, splitKubernetesDocuments } from "./list.js";
 import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
+import { isObject } from "./validate-report.js";
 
 /** What {@link readClusterText} found. */
 export interface ReadResult {
@@ -30,10 +31,6 @@ export interface ReadResult {
 
 const NO_ORIGINS = { services: [], endpointSlices: [] };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** The read result of Kubernetes objects split into Services and EndpointSlices. */
 function fromSplit(split: SplitList): ReadResult {
   return {
@@ -44,16 +41,14 @@ function fromSplit(split: SplitList): ReadResult {
   };
 }
 
-/** A Kubernetes object by its `kind` (a cluster file has none). */
-const OBJECT_KINDS = new Set(["Service", "EndpointSlice", "List", "ServiceList", "EndpointSliceList"]);
-
 /** Reads an already parsed JSON/YAML value. */
 export function readClusterValue(value: unknown): ReadResult {
   if (!isObject(value)) {
     // The validator's own problem, so that the CLI and validateClusterInput say the same thing.
     return { input: null, shape: null, origins: NO_ORIGINS, problems: validateClusterInput(value) };
   }
-  if (typeof value.kind === "string" && OBJECT_KINDS.has(value.kind)) {
+  // Kubernetes objects say what they are; a cluster file has no kind.
+  if (isKubernetesKind(value.kind)) {
     const split = splitKubernetesDocuments([value]);
     // A List whose items cannot be read at all is no input.
     const unreadable = split.problems.some((p) => p.path === "items");
