@@ -101,6 +101,9 @@ function git(args) {
   }
 }
 
+// Read when the build is copied, not when results are written: src/ may change during the run
+// without changing what is measured.
+const dirtyAtStart = git(["status", "--porcelain", "--untracked-files=no", "src"]) !== "";
 const only = values.only === undefined ? null : new RegExp(values.only);
 const started = new Date();
 const loadBefore = loadavg();
@@ -121,7 +124,7 @@ function save(complete) {
     date: started.toISOString(),
     commit: git(["rev-parse", "--short", "HEAD"]),
     // Uncommitted changes are the norm here (the lead commits): say so rather than pretend.
-    dirty: git(["status", "--porcelain", "--untracked-files=no", "src"]) !== "",
+    dirty: dirtyAtStart,
     complete,
     machine: {
       cpu: cpus()[0]?.model ?? "unknown",
