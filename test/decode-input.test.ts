@@ -1,5 +1,5 @@
 // Input bytes → text: the encodings people's files come in, and bytes that are no text.
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { decodeInput } from "../src/cli/decode-input.js";
 import { splitJsonValues } from "../src/kube/json-values.js";
 import { readClusterText } from "../src/kube/read-input.js";
@@ -47,6 +47,27 @@ describe("readClusterText", () => {
       const read = readClusterText(`\ufeff${text}`);
       expect(read.problems).toEqual([]);
       expect(read.input).toEqual(readClusterText(text).input);
+    }
+  });
+
+  test("a mapping key that is a list or a mapping is refused with its place, and nothing is printed", () => {
+    const emitted = vi.spyOn(process, "emitWarning");
+    try {
+      const read = readClusterText("services:\n- metadata: {name: a, ? [x, y] : z}\n");
+      expect(read.input).toBeNull();
+      expect(read.problems).toEqual([
+        {
+          code: "MALFORMED_INPUT",
+          path: "",
+          message: "the input is not valid YAML: a mapping key is a list or a mapping",
+          severity: "error",
+          line: 2,
+          column: 25, // the "["
+        },
+      ]);
+      expect(emitted).not.toHaveBeenCalled();
+    } finally {
+      emitted.mockRestore();
     }
   });
 

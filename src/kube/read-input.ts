@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type Document, isScalar, parseAllDocuments } from "yaml";
+import { type Document, isCollection, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import { type Problem, problem } from "../errors.js";
 import { splitJsonValues } from "./json-values.js";
 import { isKubernetesKind, type SplitList, splitKubernetesDocuments } from "./list.js";
@@ -59,6 +59,37 @@ export function readClusterValue(value: unknown): ReadResult {
   return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
 }
 
+/** The unreadable-YAML result, with the line and column when known. */
+function yamlProblem(reason: string, pos: { line: number; col: number } | undefined): ReadResult {
+  return {
+    input: null,
+    shape: null,
+    origins: NO_ORIGINS,
+    problems: [
+      {
+        code: "MALFORMED_INPUT",
+        path: "",
+        message: `the input is not valid YAML: ${reason}`,
+        severity: "error",
+        ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
+      },
+    ],
+  };
+}
+
+/** Where the first mapping key that is a collection (`? [a, b] : c`) starts, if any. */
+function firstCollectionKey(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return undefined;
+      offset = pair.key.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
 /** A document with nothing written in it (comments only, or `---` alone), unlike an explicit `null`. */
 function isEmptyDocument(doc: Document): boolean {
   const c = doc.contents;
@@ -100,26 +131,18 @@ export function readClusterText(source: string): ReadResult {
     }
     return readClusterValue(value);
   }
-  const docs = parseAllDocuments(text);
+  const lineCounter = new LineCounter();
+  // No warnings on the process's stderr: what yaml would warn about is reported below.
+  const docs = parseAllDocuments(text, { lineCounter, logLevel: "error" });
   const list = Array.isArray(docs) ? docs : [docs];
-  const errors = list.flatMap((d) => d.errors);
-  if (errors.length > 0) {
-    const e = errors[0];
-    const pos = e?.linePos?.[0];
-    return {
-      input: null,
-      shape: null,
-      origins: NO_ORIGINS,
-      problems: [
-        {
-          code: "MALFORMED_INPUT",
-          path: "",
-          message: `the input is not valid YAML: ${e?.message.split("\n")[0] ?? "unknown error"}`,
-          severity: "error",
-          ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
-        },
-      ],
-    };
+  const error = list.flatMap((d) => d.errors)[0];
+  if (error !== undefined) {
+    return yamlProblem(error.message.split("\n")[0] ?? "unknown error", error.linePos?.[0]);
+  }
+  const collectionKey = list.map(firstCollectionKey).find((offset) => offset !== undefined);
+  if (collectionKey !== undefined) {
+    // JSON (and so Kubernetes) has only string keys; kubectl refuses such a file too.
+    return yamlProblem("a mapping key is a list or a mapping", lineCounter.linePos(collectionKey));
   }
   // Documents with no content (comments only, `---` alone) are skipped; an explicit `null` or
   // `~` is a value, and not a cluster file.
@@ -128,13 +151,7 @@ export function readClusterText(source: string): ReadResult {
     values = list.filter((d) => !isEmptyDocument(d)).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
   } catch (e) {
     // Aliases that expand past the limit (a "billion laughs" document), or nesting too deep.
-    const message = `the input is not valid YAML: ${(e as Error).message}`;
-    return {
-      input: null,
-      shape: null,
-      origins: NO_ORIGINS,
-      problems: [problem("MALFORMED_INPUT", "", message)],
-    };
+    return yamlProblem((e as Error).message, undefined);
   }
   if (values.length === 0) {
     return {
