@@ -71,6 +71,26 @@ describe("readClusterText", () => {
     }
   });
 
+  test("YAML merge keys (`<<: *anchor`) merge, as kubectl reads them", () => {
+    const text = [
+      "defaults: &web",
+      "  clusterIP: 10.96.0.10",
+      "  ports: [{name: http, port: 80}]",
+      "services:",
+      "- metadata: {name: web, namespace: default}",
+      "  spec:",
+      "    <<: *web",
+      "    type: ClusterIP",
+    ].join("\n");
+    const read = readClusterText(text);
+    expect(read.problems).toEqual([]);
+    expect(read.input?.services?.[0]?.spec).toEqual({
+      clusterIP: "10.96.0.10",
+      ports: [{ name: "http", port: 80 }],
+      type: "ClusterIP",
+    });
+  });
+
   test("aliases that expand without bound (a billion laughs) are a problem, not an exception", () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 1; i < 8; i++) {

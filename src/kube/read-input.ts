@@ -133,7 +133,8 @@ export function readClusterText(source: string): ReadResult {
   }
   const lineCounter = new LineCounter();
   // No warnings on the process's stderr: what yaml would warn about is reported below.
-  const docs = parseAllDocuments(text, { lineCounter, logLevel: "error" });
+  // `<<` merge keys are read as kubectl (YAML 1.1) reads them.
+  const docs = parseAllDocuments(text, { lineCounter, logLevel: "error", merge: true });
   const list = Array.isArray(docs) ? docs : [docs];
   const error = list.flatMap((d) => d.errors)[0];
   if (error !== undefined) {
