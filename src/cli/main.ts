@@ -19,7 +19,9 @@ Usage:
   kube-iptables --help | --version
 
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
-as 'kubectl get svc,endpointslices -A -o json' (or -o yaml) prints them. '-' reads stdin.
+as 'kubectl get svc,endpointslices -A -o json' (or -o yaml) prints them: Lists, ServiceLists,
+EndpointSliceLists or single objects, also several in a row (YAML documents, or JSON documents
+one after another). UTF-8, or UTF-16 with a byte order mark. '-' reads stdin.
 
 generate options:
   --format save|restore|json   save: what iptables-save prints once the rules are loaded into an
