@@ -43,8 +43,9 @@ export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Ta
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
 export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
-export type { ItemKind, SplitList } from "./kube/list.js";
+export type { ItemKind, ObjectOrigins, SplitList } from "./kube/list.js";
 export {
+  relocateProblems,
   remapListPaths,
   splitKubernetesDocuments,
   splitKubernetesList,

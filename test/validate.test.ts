@@ -9,7 +9,9 @@ import {
   isValidIP,
   specialIPProblem,
 } from "../src/kube/addresses.js";
+import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import {
+  relocateProblems,
   remapListPaths,
   splitKubernetesDocuments,
   splitKubernetesList,
@@ -692,6 +694,30 @@ describe("Kubernetes List input", () => {
     const split = splitKubernetesList(list);
     const p = { code: "TYPE", path: "config.x", message: "m", severity: "error" } as const;
     expect(remapListPaths([p], split)).toEqual([p]);
+  });
+
+  test("prepareCluster names other objects in messages as the input does, not services[i]", () => {
+    const split = splitKubernetesList(list);
+    const origins = { services: split.servicePaths, endpointSlices: split.endpointSlicePaths };
+    const { problems: found } = prepareCluster(
+      { services: split.services, endpointSlices: split.endpointSlices },
+      { origins },
+    );
+    expect(found.find((p) => p.code === "DUPLICATE")).toMatchObject({
+      path: "items[4]",
+      message: "Service default/web is already items[1]",
+    });
+  });
+
+  test("relocateProblems: a lone object is the root; an object without an origin keeps its path", () => {
+    const p = (path: string, message = "m") => ({ code: "TYPE", path, message, severity: "error" }) as const;
+    const origins = { services: [""], endpointSlices: ["documents[2]"] };
+    expect(
+      relocateProblems(
+        [p("services[0].spec.ports[0]"), p("endpointSlices[0]", "like services[0] and endpointSlices[1]")],
+        origins,
+      ).map((x) => `${x.path}: ${x.message}`),
+    ).toEqual(["spec.ports[0]: m", "documents[2]: like services[0] and endpointSlices[1]"]);
   });
 });
 

@@ -7,6 +7,8 @@
 import { KubeIptablesError, type Problem } from "../errors.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { resolveConfig } from "./config.js";
+import { type ObjectOrigins, relocateProblems } from "./list.js";
+import { OBJECT_PATH_HEAD } from "./patterns.js";
 import { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
 import { configOverrides, type ModelOptions, modelFromInput } from "./to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "./types.js";
@@ -21,7 +23,7 @@ export interface PrepareOptions {
   /** Refuse the whole input when any object is invalid, instead of leaving that object out. */
   readonly strict?: boolean;
   /** Where each object came from, when the input was a Kubernetes List (see `readClusterText`). */
-  readonly origins?: { readonly services: readonly string[]; readonly endpointSlices: readonly string[] };
+  readonly origins?: ObjectOrigins;
 }
 
 /** What {@link prepareCluster} returns: the model, or `null` when the input is unusable, and every problem. */
@@ -30,19 +32,6 @@ export interface PrepareResult {
   readonly model: ClusterModel | null;
   /** Errors and warnings, with paths as the user wrote the input. */
   readonly problems: readonly Problem[];
-}
-
-const OBJECT_PATH = /^(services|endpointSlices)\[(\d+)\]/;
-
-function relocate(p: Problem, origins: PrepareOptions["origins"]): Problem {
-  if (origins === undefined) return p;
-  const m = OBJECT_PATH.exec(p.path);
-  if (m === null) return p;
-  const list = m[1] === "services" ? origins.services : origins.endpointSlices;
-  const origin = list[Number(m[2])];
-  if (origin === undefined) return p;
-  const rest = p.path.slice(m[0].length);
-  return { ...p, path: origin === "" ? rest.replace(/^\./, "") : origin + rest };
 }
 
 /**
@@ -61,12 +50,12 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
   const prebuilt = prebuiltFor(input, modelOptions);
   const found = validateAndPrebuild(input, prebuilt);
   const errors = found.filter((p) => p.severity === "error");
-  const problems = found.map((p) => relocate(p, options.origins));
+  const problems = options.origins === undefined ? found : relocateProblems(found, options.origins);
   const badServices = new Set<number>();
   const badSlices = new Set<number>();
   let fatal = false;
   for (const p of errors) {
-    const m = OBJECT_PATH.exec(p.path);
+    const m = OBJECT_PATH_HEAD.exec(p.path);
     if (m === null) fatal = true;
     else if (m[1] === "services") badServices.add(Number(m[2]));
     else badSlices.add(Number(m[2]));

@@ -231,23 +231,55 @@ export function splitKubernetesDocuments(documents: readonly unknown[]): SplitLi
   return out;
 }
 
+/** Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object. */
+export interface ObjectOrigins {
+  readonly services: readonly string[];
+  readonly endpointSlices: readonly string[];
+}
+
+/**
+ * Rewrites problems found in `{services, endpointSlices}` so that they name where each object
+ * came from: the path (`services[0].spec` → `items[3].spec`) and references to other objects
+ * inside messages (`is already services[1]` → `is already items[5]`). An object without an
+ * origin keeps its own path.
+ *
+ * @example
+ * relocateProblems([problem("INVALID_VALUE", "services[0].spec.ports[0].port", "…")],
+ *   { services: ["items[3]"], endpointSlices: [] })
+ * // path "items[3].spec.ports[0].port"
+ */
+export function relocateProblems(problems: readonly Problem[], origins: ObjectOrigins): Problem[] {
+  const originOf = (head: string, index: string): string | undefined =>
+    (head === "services" ? origins.services : origins.endpointSlices)[Number(index)];
+  return problems.map((p) => {
+    let path = p.path;
+    const m = OBJECT_PATH_HEAD.exec(path);
+    const origin = m === null ? undefined : originOf(m[1] ?? "", m[2] ?? "");
+    if (m !== null && origin !== undefined) {
+      const rest = path.slice(m[0].length);
+      // A lone object is the input's root: its paths start without a dot.
+      path = origin === "" ? rest.replace(/^\./, "") : origin + rest;
+    }
+    const message = p.message.replace(OBJECT_REF, (whole: string, head: string, index: string) => {
+      const ref = originOf(head, index);
+      return ref === undefined || ref === "" ? whole : ref;
+    });
+    return path === p.path && message === p.message ? p : { ...p, path, message };
+  });
+}
+
 /**
  * Rewrites the paths of problems found in `{services, endpointSlices}` built from a split List
- * so that they name the List items: `services[0].spec` → `items[3].spec` (references to other
- * objects inside messages too).
+ * so that they name the List items (see {@link relocateProblems}).
  *
  * @example
  * remapListPaths([problem("INVALID_VALUE", "services[0].spec.ports[0].port", "…")], split)
  * // path "items[3].spec.ports[0].port"
  */
 export function remapListPaths(problems: readonly Problem[], split: SplitList): Problem[] {
-  const origin = (whole: string, head: string, index: string): string =>
-    (head === "services" ? split.servicePaths : split.endpointSlicePaths)[Number(index)] ?? whole;
-  return problems.map((p) => {
-    const m = OBJECT_PATH_HEAD.exec(p.path);
-    const path = m === null ? p.path : origin(m[0], m[1] ?? "", m[2] ?? "") + p.path.slice(m[0].length);
-    const message = p.message.replace(OBJECT_REF, origin);
-    return path === p.path && message === p.message ? p : { ...p, path, message };
+  return relocateProblems(problems, {
+    services: split.servicePaths,
+    endpointSlices: split.endpointSlicePaths,
   });
 }
 

@@ -9,7 +9,7 @@
 import { type Document, isCollection, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import { type Problem, problem } from "../errors.js";
 import { splitJsonValues } from "./json-values.js";
-import { isKubernetesKind, type SplitList, splitKubernetesDocuments } from "./list.js";
+import { isKubernetesKind, type ObjectOrigins, type SplitList, splitKubernetesDocuments } from "./list.js";
 import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 import { isObject } from "./validate-report.js";
@@ -24,7 +24,7 @@ export interface ReadResult {
    * For `list` input: the original path of each object (`items[3]`), so that problems found on
    * `services[i]` / `endpointSlices[j]` can be reported where the user wrote them.
    */
-  readonly origins: { readonly services: readonly string[]; readonly endpointSlices: readonly string[] };
+  readonly origins: ObjectOrigins;
   /** Problems that make the text unreadable. */
   readonly problems: readonly Problem[];
 }
