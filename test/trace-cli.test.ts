@@ -72,6 +72,13 @@ describe("kube-iptables trace", () => {
     expect(() => runTrace([clusterFile, "--src", "10.0.0.1", "--dst", dst, "--proto", "icmp"])).toThrow(
       UsageError,
     );
+    // A port outside 1-65535 is a bad flag value, like any other.
+    for (const [src, to] of [
+      ["10.0.0.1:65536", dst],
+      ["10.0.0.1:0", dst],
+      ["10.0.0.1", dst.replace(/:\d+$/, ":0")],
+    ])
+      expect(() => runTrace([clusterFile, "--src", src as string, "--dst", to as string])).toThrow(/1-65535/);
   });
 
   it("bad input exits 2", () => {

@@ -49,7 +49,9 @@ function splitSocket(
     address = text.slice(0, text.indexOf(":"));
     port = text.slice(text.indexOf(":") + 1);
   }
-  if (port !== null && !/^\d{1,5}$/.test(port)) throw new UsageError(`--${what} ${text}: bad port`);
+  // Port 0 is no connection's port: the kernel never sees a packet to or from it.
+  if (port !== null && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    throw new UsageError(`--${what} ${text}: the port must be 1-65535`);
   if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
   return { address, port: port === null ? null : Number(port) };
 }
