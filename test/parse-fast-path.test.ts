@@ -216,15 +216,19 @@ describe("WordReader", () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (chars) => {
         const text = chars.map((c) => c.join("")).join("\n");
+        // With the word cache (the parser) and without it (generateSaveText): the same words.
         const reader = new WordReader(text);
+        const unshared = new WordReader(text, false);
         let start = 0;
         for (const c of chars) {
           const end = start + c.length;
           const count = reader.read(start, end);
+          expect(unshared.read(start, end)).toBe(count);
           if (count >= 0) {
             const words = reader.words.slice(0, count);
             expect(words).toEqual(tokenizeLine(text, start, end, true));
             expect(words).toEqual(tokenizeLine(text, start, end, false));
+            expect(unshared.words.slice(0, count)).toEqual(words);
           }
           start = end + 1;
         }

@@ -253,8 +253,17 @@ export class WordReader {
   private nextTab = -1;
   private nextBackslash = -1;
 
-  /** Makes a reader of `text`. */
-  constructor(text = "") {
+  /**
+   * Makes a reader of `text`.
+   *
+   * @param shareWords - Whether equal words are kept as one string (the parser keeps every
+   *   word in its rules). A reader whose words die with the line (`generateSaveText`) skips
+   *   the cache: slicing is cheaper than looking up.
+   */
+  constructor(
+    text = "",
+    private readonly shareWords = true,
+  ) {
     this.reset(text);
   }
 
@@ -311,9 +320,14 @@ export class WordReader {
           continue;
         }
       }
+      const word = text.slice(i, stop);
+      if (!this.shareWords) {
+        words[count++] = word;
+        i = stop + 1;
+        continue;
+      }
       const slot = slotOf(text, i, stop);
       const known = slots[slot] as string;
-      const word = text.slice(i, stop);
       // Equal content: keep one string (the fresh slice dies young, which costs nothing).
       if (word === known) words[count++] = known;
       else {

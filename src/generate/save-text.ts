@@ -225,7 +225,8 @@ export function generateSaveText(model: ClusterModel, options: SaveTextOptions =
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
   const filter = new TableText("filter", ctx.family, canonicalOptions);
   const nat = new TableText("nat", ctx.family, canonicalOptions);
-  const reader = new WordReader();
+  // The words of a line are printed and dropped: no word cache.
+  const reader = new WordReader("", false);
   const existingChains = options.existingChains ?? [];
   // The payload's nat chains, for the stale-chain check; only kept when it will be asked.
   const active = existingChains.length > 0 ? new Set<string>() : null;
