@@ -59,22 +59,20 @@ export function readClusterValue(value: unknown): ReadResult {
   return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
 }
 
-/** The unreadable-YAML result, with the line and column when known. */
-function yamlProblem(reason: string, pos: { line: number; col: number } | undefined): ReadResult {
+/** The result for text that cannot be read at all, with the line and column when known. */
+function unreadable(message: string, pos?: { line: number; col: number }): ReadResult {
+  const where = pos === undefined ? {} : { line: pos.line, column: pos.col };
   return {
     input: null,
     shape: null,
     origins: NO_ORIGINS,
-    problems: [
-      {
-        code: "MALFORMED_INPUT",
-        path: "",
-        message: `the input is not valid YAML: ${reason}`,
-        severity: "error",
-        ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
-      },
-    ],
+    problems: [{ ...problem("MALFORMED_INPUT", "", message), ...where }],
   };
+}
+
+/** The unreadable-YAML result. */
+function yamlProblem(reason: string, pos: { line: number; col: number } | undefined): ReadResult {
+  return unreadable(`the input is not valid YAML: ${reason}`, pos);
 }
 
 /** Where the first mapping key that is a collection (`? [a, b] : c`) starts, if any. */
@@ -106,12 +104,7 @@ export function readClusterText(source: string): ReadResult {
   // A byte order mark (files saved on Windows) is not part of the JSON or YAML.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   if (text.trim() === "") {
-    return {
-      input: null,
-      shape: null,
-      origins: NO_ORIGINS,
-      problems: [problem("MALFORMED_INPUT", "", "the input is empty")],
-    };
+    return unreadable("the input is empty");
   }
   const first = text.trimStart()[0];
   if (first === "{" || first === "[") {
@@ -122,12 +115,7 @@ export function readClusterText(source: string): ReadResult {
       // Several JSON documents one after another are read as a stream of documents.
       const documents = parseJsonValues(text);
       if (documents !== null) return readDocuments(documents);
-      return {
-        input: null,
-        shape: null,
-        origins: NO_ORIGINS,
-        problems: [problem("MALFORMED_INPUT", "", `the input is not valid JSON: ${(e as Error).message}`)],
-      };
+      return unreadable(`the input is not valid JSON: ${(e as Error).message}`);
     }
     return readClusterValue(value);
   }
@@ -155,12 +143,7 @@ export function readClusterText(source: string): ReadResult {
     return yamlProblem((e as Error).message, undefined);
   }
   if (values.length === 0) {
-    return {
-      input: null,
-      shape: null,
-      origins: NO_ORIGINS,
-      problems: [problem("MALFORMED_INPUT", "", "the input is empty")],
-    };
+    return unreadable("the input is empty");
   }
   return readDocuments(values);
 }
