@@ -14,9 +14,8 @@ import { type GenerateOptions, generateRules, generateState } from "../src/gener
 import { generateSaveText } from "../src/generate/save-text.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
 import type { Backend } from "../src/ir/canonical-types.js";
-import { sortChainNames } from "../src/ir/chain-sort.js";
+import { compareChainNames, sortChainNames } from "../src/ir/chain-sort.js";
 import { appendQuickSaveLine, quickSaveLine } from "../src/ir/save-quick.js";
-import { compareChainNames } from "../src/ir/state.js";
 import type { IPFamily } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";

@@ -4,7 +4,37 @@
  *
  * @module
  */
-import { compareChainNames } from "./state.js";
+
+/**
+ * Byte-wise `strcmp` of two chain names (UTF-8 byte order equals code point order).
+ *
+ * @example
+ * compareChainNames("KUBE-SVC-A-", "KUBE-SVC-AB") // negative
+ */
+export function compareChainNames(a: string, b: string): number {
+  // Sorting ~110,000 chain names runs this ~2 million times: compare UTF-16 code units, which
+  // agree with code point order unless a surrogate decides; only then walk by code points.
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    return compareCodePoints(a, b);
+  }
+  return a.length - b.length;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i) ?? 0;
+    const y = b.codePointAt(i) ?? 0;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
 
 /** A UTF-16 surrogate, or a code unit that sorts after one (where code units and bytes disagree). */
 const SURROGATE_OR_ABOVE = /[\uD800-\uFFFF]/;
