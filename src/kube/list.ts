@@ -123,7 +123,7 @@ export function isKubernetesKind(kind: unknown): boolean {
 }
 
 /** Whether `value` is a List, a ServiceList or an EndpointSliceList (by its kind). */
-function isListObject(value: unknown): value is JsonObject {
+export function isListObject(value: unknown): value is JsonObject {
   return isObject(value) && typeof value.kind === "string" && Object.hasOwn(LIST_KINDS, value.kind);
 }
 

@@ -9,7 +9,13 @@
 import { type Document, isCollection, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import { type Problem, problem } from "../errors.js";
 import { splitJsonValues } from "./json-values.js";
-import { isKubernetesKind, type ObjectOrigins, type SplitList, splitKubernetesDocuments } from "./list.js";
+import {
+  isKubernetesKind,
+  isListObject,
+  type ObjectOrigins,
+  type SplitList,
+  splitKubernetesDocuments,
+} from "./list.js";
 import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 import { isObject } from "./validate-report.js";
@@ -50,11 +56,10 @@ export function readClusterValue(value: unknown): ReadResult {
   // Kubernetes objects say what they are; a cluster file has no kind.
   if (isKubernetesKind(value.kind)) {
     const split = splitKubernetesDocuments([value]);
-    // A List whose items cannot be read at all is no input.
-    const unreadable = split.problems.some((p) => p.path === "items");
-    return unreadable
-      ? { input: null, shape: null, origins: NO_ORIGINS, problems: split.problems }
-      : fromSplit(split);
+    // A List without an items array holds nothing to read: no input, only its problem.
+    if (isListObject(value) && !Array.isArray(value.items))
+      return { input: null, shape: null, origins: NO_ORIGINS, problems: split.problems };
+    return fromSplit(split);
   }
   return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
 }
