@@ -10,8 +10,10 @@ import { describe, expect, it, test } from "vitest";
 import { parseRules } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
 import { tokenizeLine, WordReader } from "../src/format/tokenize.js";
+import { createContext } from "../src/generate/context.js";
 import { type GenerateOptions, generateRules, generateState } from "../src/generate/rules.js";
 import { generateSaveText } from "../src/generate/save-text.js";
+import { buildServicePortText } from "../src/generate/service-port.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
 import type { Backend } from "../src/ir/canonical-types.js";
 import { compareChainNames, sortChainNames } from "../src/ir/chain-sort.js";
@@ -19,7 +21,7 @@ import { appendQuickSaveLine, quickSaveLine } from "../src/ir/save-quick.js";
 import type { IPFamily } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
-import type { ClusterModel, Profile } from "../src/model/types.js";
+import type { ClusterModel, Profile, ServicePort } from "../src/model/types.js";
 import { FIXTURES, listVectors, loadVector, readJson, type Vector } from "./support/fixtures.js";
 import { randomCluster } from "./support/random-cluster.js";
 import { applyWordEdits, wordEdits } from "./support/rule-mutations.js";
@@ -84,6 +86,103 @@ describe("generateSaveText, random clusters", () => {
   it("handles a model without service ports", () => {
     const model = modelFromInput(randomCluster(1));
     expectSame({ ...model, servicePorts: [] });
+  });
+});
+
+/** A port's block both ways: restore lines only, and with the endpoint rules in save form. */
+function bothWays(model: ClusterModel, portIndex: number): { restore: string; rest: string; runs: string[] } {
+  const ctx = createContext(model);
+  const port = model.servicePorts[portIndex] as ServicePort;
+  const runs: string[] = [];
+  const restore = buildServicePortText(port, ctx).natChainRules;
+  const rest = buildServicePortText(port, ctx, runs).natChainRules;
+  return { restore, rest, runs };
+}
+
+/** The lines of `text`, each without its newline. */
+function linesOf(text: string): string[] {
+  return text === "" ? [] : text.slice(0, -1).split("\n");
+}
+
+describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
+  // Each save line must be what the quick printer makes of the restore line it replaces, and
+  // the rules it leaves in the block must be the restore block's first ones.
+  it.each(Array.from({ length: 30 }, (_, i) => i + 1))("seed %i", (seed) => {
+    const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
+    let written = 0;
+    let endpoints = 0;
+    for (const profile of ["v1.30", "v1.32", "latest"] as const) {
+      const model = modelFromInput(cluster, { config: { profile } });
+      for (const port of model.servicePorts) endpoints += port.endpoints.length;
+      for (let i = 0; i < model.servicePorts.length; i++) {
+        const { restore, rest, runs } = bothWays(model, i);
+        if (runs.length === 0) {
+          expect(rest).toBe(restore);
+          continue;
+        }
+        expect(restore.startsWith(rest)).toBe(true);
+        const replaced = linesOf(restore.slice(rest.length));
+        const printed: string[] = [];
+        for (let r = 0; r < runs.length; r += 2) {
+          for (const line of linesOf(runs[r + 1] as string)) {
+            expect(line.startsWith(`-A ${runs[r]} `)).toBe(true);
+            printed.push(line);
+          }
+        }
+        const expected = replaced.map((line) => {
+          const argv = tokenizeLine(line, 0, line.length, false);
+          return quickSaveLine(argv[1] as string, argv, 2, argv.length, model.config.ipFamily);
+        });
+        expect(printed).toEqual(expected);
+        written += printed.length;
+      }
+    }
+    // A cluster with endpoints has some written in save form (some random clusters have none).
+    if (endpoints > 0) expect(written).toBeGreaterThan(0);
+  });
+
+  /** A one-port model of a random cluster's first port with endpoints, changed by `edit`. */
+  function editedModel(edit: (port: ServicePort) => ServicePort): ClusterModel {
+    const model = modelFromInput(randomCluster(3, { family: "IPv4" }));
+    const port = model.servicePorts.find((p) => p.endpoints.length > 1) as ServicePort;
+    return { ...model, servicePorts: [edit(port)] };
+  }
+
+  it.each([
+    ["a quote in the namespace", (p: ServicePort) => ({ ...p, namespace: "o'brien" })],
+    ["a blank in the port name", (p: ServicePort) => ({ ...p, portName: "a b" })],
+    ["a fractional affinity timeout", (p: ServicePort) => ({ ...p, stickyMaxAgeSeconds: 1.5 })],
+    [
+      "an endpoint that is a range",
+      (p: ServicePort) => ({
+        ...p,
+        endpoints: p.endpoints.map((e, i) =>
+          i === 0 ? { ...e, endpoint: `${e.ip}-${e.ip}:${e.endpoint.split(":")[1]}` } : e,
+        ),
+      }),
+    ],
+  ])("declines %s, and the text is still the reference's", (_, edit) => {
+    const model = editedModel(edit);
+    expect(bothWays(model, 0).runs).toEqual([]);
+    try {
+      expectSame(model);
+    } catch (error) {
+      // What iptables would refuse is refused the same way on both paths.
+      expect(() => formatSave(generateState(model))).toThrow((error as Error).message);
+    }
+  });
+
+  it.each([
+    ["a name too long for a comment", (p: ServicePort) => ({ ...p, namespace: "n".repeat(300) })],
+    [
+      "IPv4 endpoints written as CIDRs",
+      (p: ServicePort) => ({ ...p, endpoints: p.endpoints.map((e) => ({ ...e, ip: `${e.ip}/32` })) }),
+    ],
+    ["session affinity", (p: ServicePort) => ({ ...p, stickyMaxAgeSeconds: 10800 })],
+  ])("writes %s as the kernel prints it", (_, edit) => {
+    const model = editedModel(edit);
+    expect(bothWays(model, 0).runs.length).toBeGreaterThan(0);
+    expectSame(model);
   });
 });
 

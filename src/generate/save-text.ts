@@ -152,6 +152,11 @@ class TableText {
     }
   }
 
+  /** Appends runs already in save form: `chain, lines, chain, lines, …` (see `appendEndpointSaveRuns`). */
+  saveRuns(runs: readonly string[]): void {
+    for (let i = 0; i < runs.length; i += 2) this.runOf(runs[i] as string).push(runs[i + 1] as string);
+  }
+
   /** The pieces of the current run, after starting a new run if `chain` is not its chain. */
   private runOf(chain: string): string[] {
     if (this.runChain?.name !== chain) {
@@ -178,7 +183,8 @@ class TableText {
   private endRun(): void {
     const run = this.run;
     if (run.length === 0 || this.runChain === null) return;
-    this.runChain.add(run.join(""));
+    // A run of one piece (an endpoint chain's lines) is already one flat string.
+    this.runChain.add(run.length === 1 ? (run[0] as string) : run.join(""));
     run.length = 0;
   }
 
@@ -251,13 +257,18 @@ export function generateSaveText(model: ClusterModel, options: SaveTextOptions =
   }
   for (const rule of head.natRules) nat.rule(rule);
 
+  // Most of a port's rules come back already in save form (the endpoint rules, see
+  // appendEndpointSaveRuns); they follow the rest of the block's rules in every chain they share.
+  const endpointRuns: string[] = [];
   for (const port of sortServicePorts(model.servicePorts)) {
-    const block = buildServicePortText(port, ctx);
+    const block = buildServicePortText(port, ctx, endpointRuns);
     filter.lines(block.filter, reader);
     nat.declareBlock(block.natChains);
     if (active !== null) for (const chain of block.natChains) active.add(chain);
     nat.lines(block.natShared, reader);
     nat.lines(block.natChainRules, reader);
+    nat.saveRuns(endpointRuns);
+    endpointRuns.length = 0;
   }
 
   const tail = payloadTail(ctx, existingChains, (chain) => active?.has(chain) === true);

@@ -22,6 +22,7 @@ import {
   textOfRules,
 } from "./block.js";
 import type { GenerationContext } from "./context.js";
+import { appendEndpointSaveRuns, type Balancing } from "./endpoint-save.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 import { buildXlbServicePortRules } from "./service-port-xlb.js";
@@ -43,11 +44,18 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
 /**
  * Builds the restore text of one service port.
  *
+ * @param saveRuns - For `generateSaveText`: when given, the load-balancing and endpoint-chain
+ *   rules are appended here in `iptables-save` form (pairs of chain and text, see
+ *   `appendEndpointSaveRuns`) and left out of the block, unless a rule needs the general printer.
  * @example
  * buildServicePortText(port, createContext(model)).natShared
  * // "-A KUBE-SERVICES -m comment --comment \"ns/web:http cluster IP\" -m tcp -p tcp -d 10.96.0.10 --dport 80 -j KUBE-SVC-…\n"
  */
-export function buildServicePortText(port: ServicePort, ctx: GenerationContext): ServicePortText {
+export function buildServicePortText(
+  port: ServicePort,
+  ctx: GenerationContext,
+  saveRuns?: string[],
+): ServicePortText {
   // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
   if (ctx.traits.externalChains === "xlb") return textOfRules(buildXlbServicePortRules(port, ctx));
   const spn = servicePortName(port.namespace, port.name, port.portName);
@@ -221,14 +229,28 @@ export function buildServicePortText(port: ServicePort, ctx: GenerationContext):
 
   // Load balancing to the endpoints. The SEP names computed above are reused when the list is
   // the reachable list itself (the common case); a narrower list looks its names up again.
+  const balancing: Balancing[] = [];
   if (usesClusterPolicyChain) {
     const seps = cluster === reachable ? sepChains : sepNames(cluster, spn, proto);
-    loadBalancing(natChainRules, chains.svc, cluster, seps, spn, spnPlain, port, ctx);
+    balancing.push({ chain: chains.svc, endpoints: cluster, seps });
   }
   if (usesLocalPolicyChain) {
     const seps = local === reachable ? sepChains : sepNames(local, spn, proto);
-    loadBalancing(natChainRules, chains.svl, local, seps, spn, spnPlain, port, ctx);
+    balancing.push({ chain: chains.svl, endpoints: local, seps });
   }
+  const of = {
+    spn,
+    proto,
+    family: ctx.family,
+    withComments: !ctx.largeClusterMode,
+    stickySeconds: port.stickyMaxAgeSeconds,
+  };
+  // Every rule from here on is in a chain of its own or last in its chain, so saveRuns can
+  // take them apart from natChainRules without reordering any chain.
+  if (saveRuns !== undefined && appendEndpointSaveRuns(saveRuns, of, balancing, reachable, sepChains))
+    return block(filter, natShared, natChains, natDeclarations, natChainRules);
+  for (const b of balancing)
+    loadBalancing(natChainRules, b.chain, b.endpoints, b.seps, spn, spnPlain, port, ctx);
 
   // Endpoint chains: the comment only outside large-cluster mode, the recent match only with
   // affinity.

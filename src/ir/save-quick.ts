@@ -109,11 +109,24 @@ function pushAddress(
 }
 
 /**
+ * A `-s`/`-d` value as this printer prints it (`ADDR/MASK`), or null where it would decline (a
+ * list, a `/0`, an invalid address).
+ *
+ * @example
+ * savedAddress("10.0.0.1", "IPv4") // "10.0.0.1/32"
+ */
+export function savedAddress(text: string, family: IPFamily): string | null {
+  const read = readAddress(text, family);
+  if (read === null) return null;
+  return read === PLAIN ? `${text}/32` : `${read.address}/${read.mask}`;
+}
+
+/**
  * DNAT's printed `--to-destination` for one address and an optional single port (IPv6 in
  * brackets when a port is given), or null for ranges and anything invalid. `portProtocol`:
  * whether a tcp/udp/sctp `-p` came before (a port needs one).
  */
-function savedDestination(text: string, family: IPFamily, portProtocol: boolean): string | null {
+export function savedDestination(text: string, family: IPFamily, portProtocol: boolean): string | null {
   let address = text;
   let port: string | null = null;
   if (family === "IPv4") {

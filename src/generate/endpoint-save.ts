@@ -1,0 +1,170 @@
+/**
+ * One service port's load-balancing rules (`KUBE-SVC-`/`KUBE-SVL-` → `KUBE-SEP-`) and endpoint
+ * chains printed straight in `iptables-save` form, for {@link generateSaveText}. With ten
+ * endpoints a port, these four shapes are 30 of a port's 32 rules; writing them in save form
+ * from the model spares reading each back from restore text (tokenizing, then the quick
+ * printer's general reading of it).
+ *
+ * Every line is exactly what `appendQuickSaveLine` prints for the restore line the builder
+ * would otherwise write, and the writer declines where that printer would: an address or
+ * destination that is not a plain host, an affinity timeout that is not a positive integer. The
+ * builder then writes the restore lines as usual. test/save-text.test.ts holds the two paths to
+ * each other and to `formatSave(generateState())`.
+ *
+ * @module
+ */
+
+import { isPositive } from "../ir/canonical-quick.js";
+import { probabilityToStored, probabilityToText, saveString, truncateBytes } from "../ir/canonical-values.js";
+import { savedAddress, savedDestination } from "../ir/save-quick.js";
+import type { IPFamily } from "../ir/types.js";
+import type { Endpoint } from "../model/types.js";
+import { probability } from "../naming/probability.js";
+
+/** One load-balancing chain and the endpoints it spreads over; `seps[i]` is `endpoints[i]`'s chain. */
+export interface Balancing {
+  readonly chain: string;
+  readonly endpoints: readonly Endpoint[];
+  readonly seps: readonly string[];
+}
+
+/** What the endpoint rules of one service port depend on besides its endpoints. */
+export interface EndpointRulesOf {
+  /** The service port name (`ns/name:port`), the comments' text. */
+  readonly spn: string;
+  /** `tcp`, `udp` or `sctp`. */
+  readonly proto: string;
+  readonly family: IPFamily;
+  /** Whether rules carry comments (not in large-cluster mode). */
+  readonly withComments: boolean;
+  /** The affinity timeout, or 0 without session affinity. */
+  readonly stickySeconds: number;
+}
+
+/** The kernel keeps at most 255 bytes of a comment. */
+const COMMENT_BYTES = 255;
+/**
+ * Text the writer takes as it is: printable ASCII without a blank or anything either printer
+ * escapes (every valid Kubernetes name). Anything else stays with the general path, which also
+ * reports what iptables would refuse.
+ */
+const PLAIN_TEXT = /^[\x21\x23-\x26\x28-\x5b\x5d-\x7e]+$/;
+/** recent's `--mask … --rsource`, which iptables-save always prints. */
+const RECENT_TAIL = {
+  IPv4: " --mask 255.255.255.255 --rsource",
+  IPv6: " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource",
+} as const;
+
+/** `--probability` as printed, by the number of endpoints left (the statistic match stores 1/n rounded). */
+const savedProbabilities: string[] = [];
+
+function savedProbability(n: number): string {
+  let text = savedProbabilities[n];
+  if (text === undefined) {
+    // probability(n) is always a valid probability for n >= 2: it stores.
+    text = probabilityToText(probabilityToStored(probability(n)));
+    if (n < 1_000_000) savedProbabilities[n] = text;
+  }
+  return text;
+}
+
+/** A comment as `-m comment --comment …` prints it. */
+function commentMatch(text: string): string {
+  return ` -m comment --comment ${saveString(truncateBytes(text, COMMENT_BYTES))}`;
+}
+
+/**
+ * Appends the port's balancing and endpoint-chain rules to `runs` as pairs of a chain name and
+ * the save lines of one run of that chain (each line ending in `\n`), in the order the builder
+ * writes them; or returns false, leaving `runs` as it was, where a rule would need the general
+ * printer.
+ *
+ * @param runs - Receives `chain, text, chain, text, …`.
+ * @param of - The port's name, protocol, family and options.
+ * @param balancing - The SVC and/or SVL chains, in the builder's order.
+ * @param reachable - The endpoints that get a SEP chain, and `sepChains[i]` the chain of each.
+ */
+export function appendEndpointSaveRuns(
+  runs: string[],
+  of: EndpointRulesOf,
+  balancing: readonly Balancing[],
+  reachable: readonly Endpoint[],
+  sepChains: readonly string[],
+): boolean {
+  const { spn, proto, family, withComments, stickySeconds } = of;
+  const seconds = stickySeconds > 0 ? String(stickySeconds) : "";
+  if (seconds !== "" && !isPositive(seconds)) return false;
+  if (!PLAIN_TEXT.test(spn)) return false;
+  const recentTail = RECENT_TAIL[family];
+  const spnComment = withComments ? commentMatch(spn) : "";
+
+  // Every run's lines, joined once at the end into one flat string that the runs are slices
+  // of (template strings are concatenation trees, which the final join would walk again).
+  // Nothing reaches `runs` until every rule is known to print here.
+  const lines: string[] = [];
+  const runChains: string[] = [];
+  const runEnds: number[] = [];
+  let length = 0;
+  const line = (text: string): void => {
+    lines.push(text);
+    length += text.length;
+  };
+  const endRun = (chain: string): void => {
+    runChains.push(chain);
+    runEnds.push(length);
+  };
+
+  for (const { chain, endpoints, seps } of balancing) {
+    const n = endpoints.length;
+    const comments = new Array<string>(n);
+    for (let i = 0; i < n; i++) {
+      if (!withComments) {
+        comments[i] = "";
+        continue;
+      }
+      const endpoint = (endpoints[i] as Endpoint).endpoint;
+      if (!PLAIN_TEXT.test(endpoint)) return false;
+      const text = `${spn} -> ${endpoint}`;
+      // Never bare (it holds blanks), nothing to escape: quoted, and cut only if it is too long.
+      comments[i] = text.length <= COMMENT_BYTES ? ` -m comment --comment "${text}"` : commentMatch(text);
+    }
+    if (seconds !== "") {
+      for (let i = 0; i < n; i++) {
+        const sep = seps[i] as string;
+        line(
+          `-A ${chain}${comments[i]} -m recent --rcheck --seconds ${seconds} --reap --name ${sep}${recentTail} -j ${sep}\n`,
+        );
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const sep = seps[i] as string;
+      line(
+        i < n - 1
+          ? `-A ${chain}${comments[i]} -m statistic --mode random --probability ${savedProbability(n - i)} -j ${sep}\n`
+          : `-A ${chain}${comments[i]} -j ${sep}\n`,
+      );
+    }
+    endRun(chain);
+  }
+
+  for (let i = 0; i < reachable.length; i++) {
+    const ep = reachable[i] as Endpoint;
+    const sep = sepChains[i] as string;
+    const source = savedAddress(ep.ip, family);
+    const destination = savedDestination(ep.endpoint, family, true);
+    if (source === null || destination === null || !PLAIN_TEXT.test(ep.endpoint)) return false;
+    const recent = seconds === "" ? "" : ` -m recent --set --name ${sep}${recentTail}`;
+    line(`-A ${sep} -s ${source}${spnComment} -j KUBE-MARK-MASQ\n`);
+    line(`-A ${sep} -p ${proto}${spnComment}${recent} -m ${proto} -j DNAT --to-destination ${destination}\n`);
+    endRun(sep);
+  }
+
+  const text = lines.join("");
+  let from = 0;
+  for (let r = 0; r < runChains.length; r++) {
+    const to = runEnds[r] as number;
+    runs.push(runChains[r] as string, text.slice(from, to));
+    from = to;
+  }
+  return true;
+}
