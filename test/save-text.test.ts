@@ -16,7 +16,7 @@ import { generateSaveText } from "../src/generate/save-text.js";
 import { buildServicePortText } from "../src/generate/service-port.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
 import type { Backend } from "../src/ir/canonical-types.js";
-import { compareChainNames, sortChainNames } from "../src/ir/chain-sort.js";
+import { compareChainNames, sortByChainName, sortChainNames } from "../src/ir/chain-sort.js";
 import { appendQuickSaveLine, quickSaveLine } from "../src/ir/save-quick.js";
 import type { IPFamily } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
@@ -374,6 +374,47 @@ describe("sortChainNames", () => {
         },
       ),
       { seed: SEED, numRuns: 2000 },
+    );
+  });
+
+  // Without a surrogate the names take the radix quicksort (ranges above 16 names): long shared
+  // prefixes, names that are prefixes of others, duplicates, the empty name.
+  const plainName = fc
+    .array(fc.constantFrom("K", "U", "B", "E", "-", "_", "a", "é", "0", "7"), { maxLength: 9 })
+    .map((c) => c.join(""));
+  const names = fc.array(
+    fc.oneof(
+      plainName,
+      plainName.map((n) => `KUBE-SEP-${n}`),
+    ),
+    // "max": fast-check's default size keeps arrays short, below the radix path.
+    { maxLength: 300, size: "max" },
+  );
+
+  test("sorts plain names as compareChainNames does", () => {
+    fc.assert(
+      fc.property(names, (list) => {
+        expect(sortChainNames(list.slice())).toEqual(list.slice().sort(compareChainNames));
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  test("sortByChainName moves each item with its name", () => {
+    const anyName = fc.oneof(
+      names,
+      fc.array(fc.constantFrom("A", "\ud83d\ude00", "\ue000", "B"), { maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(anyName, (list) => {
+        const keys = list.slice();
+        const items = list.map((name, index) => ({ name, index }));
+        sortByChainName(keys, items);
+        expect(keys).toEqual(list.slice().sort(compareChainNames));
+        expect(items.map((item) => item.name)).toEqual(keys);
+        expect(new Set(items.map((item) => item.index)).size).toBe(list.length);
+      }),
+      { seed: SEED, numRuns: 500 },
     );
   });
 });
