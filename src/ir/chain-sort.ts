@@ -115,7 +115,7 @@ function sortRange(names: string[], items: unknown[] | null, lo: number, hi: num
     const a = unitAt(names[lo] as string, depth);
     const b = unitAt(names[(lo + hi) >>> 1] as string, depth);
     const c = unitAt(names[hi - 1] as string, depth);
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    const pivot = Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
     let lt = lo;
     let gt = hi - 1;
     let i = lo;
