@@ -22,6 +22,11 @@ async function once() {
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   bench.reset?.(state); // untimed: puts an incremental engine back before the next change
+  // Untimed: a full collection, so that every sample starts from the same heap. Without it
+  // the garbage of earlier samples piles up in the old generation (V8 puts off a full
+  // collection while the heap has room) and later samples pay for it at random: the 50k model's
+  // one-shot generation took 1.4 s in its first warm sample and 3 s by the fourth.
+  globalThis.gc?.();
   return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
