@@ -42,10 +42,12 @@ export interface Problem {
   readonly column?: number;
 }
 
-/** Formats a problem as one line: `path: message` (or `line:column: message` for text). */
+/** Formats a problem as one line: `path: message` (or `line:column: message` for text, after the file's name when the path holds one). */
 export function formatProblem(problem: Problem): string {
   if (problem.line !== undefined) {
-    return `${problem.line}:${problem.column ?? 1}: ${problem.message}`;
+    // A path beside a line names the file (input read from several files): `b.yaml:3:5: …`.
+    const file = problem.path === "" ? "" : `${problem.path}:`;
+    return `${file}${problem.line}:${problem.column ?? 1}: ${problem.message}`;
   }
   return problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`;
 }

@@ -52,6 +52,8 @@ export {
   validateKubernetesList,
   validateObjectKinds,
 } from "./kube/list.js";
+export type { NamedRead } from "./kube/merge-input.js";
+export { mergeClusterReads } from "./kube/merge-input.js";
 export type { ReadResult } from "./kube/read-input.js";
 export { readClusterText } from "./kube/read-input.js";
 export { buildModel } from "./kube/to-model.js";

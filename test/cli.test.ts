@@ -231,8 +231,7 @@ describe("kube-iptables generate", () => {
 
   test("usage errors exit 1, before the input is read", () => {
     expectUsageError(runCli(["generate", "examples/cluster.yaml", "--bogus"]), /Unknown option '--bogus'/);
-    expectUsageError(runCli(["generate"]), /generate takes one FILE/);
-    expectUsageError(runCli(["generate", "a.yaml", "b.yaml"]), /generate takes one FILE/);
+    expectUsageError(runCli(["generate"]), /generate takes a FILE/);
     expectUsageError(runCli(["generate", "examples/cluster.yaml", "--format", "xml"]), /--format xml/);
     expectUsageError(runCli(["frobnicate"]), /unknown command "frobnicate"/);
     // A bad flag is a usage error even when the file is missing too (it used to be exit 2).
@@ -326,5 +325,76 @@ describe("kube-iptables generate", () => {
     expectInputError(r);
     expect(r.stderr).toMatch(/broken\.save: .*3/);
     expectUsageError(runCli(["generate", example, "--family", "both", "--current", broken]), /--current/);
+  });
+});
+
+describe("kube-iptables generate with several files", () => {
+  const cluster = (): { config: unknown; services: unknown[]; endpointSlices: unknown[] } =>
+    parse(readFileSync(join(ROOT, "examples", "cluster.yaml"), "utf8"));
+  const reference = (): string => runCli(["generate", "examples/cluster.yaml"]).stdout;
+
+  test("a config file and kubectl's List read as the cluster file does", () => {
+    const node = file("node.yaml", stringify({ config: cluster().config }));
+    const r = runCli(["generate", node, "examples/kubectl-list.json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(reference());
+  });
+
+  test("Services and EndpointSlices from separate files, one of them on stdin", () => {
+    const { config, services, endpointSlices } = cluster();
+    const svc = file("services.json", JSON.stringify({ config, services }));
+    const slices = stringify({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSliceList",
+      items: endpointSlices,
+    });
+    const r = runCli(["generate", svc, "-"], slices);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(reference());
+  });
+
+  test("a problem names its file and its place in it", () => {
+    const { config, services, endpointSlices } = cluster();
+    const node = file("node-only.json", JSON.stringify({ config }));
+    const bad = structuredClone(services) as { spec: { ports: { port: number }[] } }[];
+    ((bad[1] as { spec: { ports: { port: number }[] } }).spec.ports[0] as { port: number }).port = 70000;
+    const list = file("svc-list.json", JSON.stringify({ kind: "ServiceList", apiVersion: "v1", items: bad }));
+    const eps = file("eps.json", JSON.stringify({ endpointSlices }));
+    const r = runCli(["generate", node, list, eps]);
+    expect(r.code).toBe(0);
+    expect(stderrLines(r)).toEqual([
+      `${list}: items[1].spec.ports[0].port: 70000 is not a port number (1-65535)`,
+    ]);
+  });
+
+  test("an unreadable file is named with its line", () => {
+    const broken = file("broken.yaml", "services:\n  - metadata: [a\n");
+    const r = runCli(["generate", "examples/cluster.yaml", broken]);
+    expectInputError(r);
+    expect(stderrLines(r)[0]).toMatch(
+      new RegExp(`^${broken.replace(/[.]/g, "\\.")}:\\d+:\\d+: the input is not valid YAML`),
+    );
+  });
+
+  test("a missing file is named", () => {
+    const r = runCli(["generate", "examples/cluster.yaml", "no-such-file.yaml"]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual(["cannot read no-such-file.yaml: ENOENT"]);
+  });
+
+  test("two configs, a file whose lists are not lists, or stdin twice are refused", () => {
+    const again = file("again.yaml", stringify({ config: cluster().config }));
+    const twice = runCli(["generate", "examples/cluster.yaml", again]);
+    expectInputError(twice);
+    expect(stderrLines(twice)).toEqual([
+      `${again}: config: config is also given in examples/cluster.yaml: give it once`,
+    ]);
+    const shape = file("shape.json", JSON.stringify({ services: 3, extra: true }));
+    const bad = runCli(["generate", "examples/cluster.yaml", shape]);
+    expectInputError(bad);
+    expect(bad.stderr).toContain(`${shape}: services: expected an array, got the number 3`);
+    expect(bad.stderr).toContain(`${shape}: unknown key "extra"`);
+    expectUsageError(runCli(["generate", "-", "-"]), /standard input \(-\) can be read once/);
   });
 });

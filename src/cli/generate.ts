@@ -8,7 +8,8 @@ import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { readClusterText } from "../kube/read-input.js";
+import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
+import { type ReadResult, readClusterText } from "../kube/read-input.js";
 import { readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -48,16 +49,31 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
   return ruleSet.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
 }
 
+/**
+ * Reads the cluster from one file, or from several put together (their objects one after
+ * another, problems naming their file); `null` after saying on stderr why a file cannot be read.
+ */
+function readClusterFiles(files: readonly string[]): ReadResult | null {
+  const reads: NamedRead[] = [];
+  for (const file of files) {
+    const text = readInput(file);
+    if (text === null) return null;
+    reads.push({ source: file === "-" ? "standard input" : file, read: readClusterText(text) });
+  }
+  return reads.length === 1 ? (reads[0] as NamedRead).read : mergeClusterReads(reads);
+}
+
 /** Runs `generate` and returns the exit code. */
 export function runGenerate(argv: readonly string[]): number {
   const { values, positionals } = parse(argv);
-  if (positionals.length !== 1) throw new UsageError("generate takes one FILE (or - for stdin)");
+  if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
+  if (positionals.filter((file) => file === "-").length > 1)
+    throw new UsageError("standard input (-) can be read once");
   const format = values.format ?? "save";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
   checkNodeOptions(values);
-  const text = readInput(positionals[0] as string);
-  if (text === null) return EXIT_INPUT;
-  const read = readClusterText(text);
+  const read = readClusterFiles(positionals);
+  if (read === null) return EXIT_INPUT;
   if (read.input === null || read.problems.length > 0) {
     for (const p of read.problems) writeErr(formatProblem(p));
     return EXIT_INPUT;

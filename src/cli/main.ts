@@ -12,7 +12,7 @@ import { EXIT_USAGE, UsageError } from "./usage.js";
 const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) installs on a node
 
 Usage:
-  kube-iptables generate FILE|- [--format save|restore|json] [node options]
+  kube-iptables generate FILE|- [FILE ...] [--format save|restore|json] [node options]
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
   kube-iptables trace FILE --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
                 [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
@@ -21,7 +21,9 @@ Usage:
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
 as 'kubectl get svc,endpointslices -A -o json' (or -o yaml) prints them: Lists, ServiceLists,
 EndpointSliceLists or single objects, also several in a row (YAML documents, or JSON documents
-one after another). UTF-8, or UTF-16 with a byte order mark. '-' reads stdin.
+one after another). UTF-8, or UTF-16 with a byte order mark. '-' reads stdin. generate also
+takes several FILEs (say, a cluster file with the config and the kubectl output), read as one:
+their objects one after another, at most one config, problems named 'FILE: path: message'.
 
 generate options:
   --format save|restore|json   save: what iptables-save prints once the rules are loaded into an

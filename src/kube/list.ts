@@ -235,13 +235,21 @@ export function splitKubernetesDocuments(documents: readonly unknown[]): SplitLi
 export interface ObjectOrigins {
   readonly services: readonly string[];
   readonly endpointSlices: readonly string[];
+  /**
+   * The file (or other source) each object came from, when the input was put together from
+   * several (see `mergeClusterReads`): problems then read `FILE: items[3].spec…`.
+   */
+  readonly sources?: {
+    readonly services: readonly string[];
+    readonly endpointSlices: readonly string[];
+  };
 }
 
 /**
  * Rewrites problems found in `{services, endpointSlices}` so that they name where each object
  * came from: the path (`services[0].spec` → `items[3].spec`) and references to other objects
- * inside messages (`is already services[1]` → `is already items[5]`). An object without an
- * origin keeps its own path.
+ * inside messages (`is already services[1]` → `is already items[5]`), each after its source
+ * when there are sources (`b.yaml: items[5]`). An object without an origin keeps its own path.
  *
  * @example
  * relocateProblems([problem("INVALID_VALUE", "services[0].spec.ports[0].port", "…")],
@@ -249,19 +257,24 @@ export interface ObjectOrigins {
  * // path "items[3].spec.ports[0].port"
  */
 export function relocateProblems(problems: readonly Problem[], origins: ObjectOrigins): Problem[] {
-  const originOf = (head: string, index: string): string | undefined =>
-    (head === "services" ? origins.services : origins.endpointSlices)[Number(index)];
+  const pick = <T>(head: string, lists: { services: readonly T[]; endpointSlices: readonly T[] }) =>
+    head === "services" ? lists.services : lists.endpointSlices;
+  /** Where object `head[index]` came from, followed by `rest`; undefined without an origin. */
+  const place = (head: string, index: string, rest: string): string | undefined => {
+    const origin = pick(head, origins)[Number(index)];
+    if (origin === undefined) return undefined;
+    // A lone object is the input's (or its file's) root: its paths start without a dot.
+    const inner = origin === "" ? rest.replace(/^\./, "") : origin + rest;
+    const source = origins.sources === undefined ? undefined : pick(head, origins.sources)[Number(index)];
+    if (source === undefined) return inner;
+    return inner === "" ? source : `${source}: ${inner}`;
+  };
   return problems.map((p) => {
-    let path = p.path;
-    const m = OBJECT_PATH_HEAD.exec(path);
-    const origin = m === null ? undefined : originOf(m[1] ?? "", m[2] ?? "");
-    if (m !== null && origin !== undefined) {
-      const rest = path.slice(m[0].length);
-      // A lone object is the input's root: its paths start without a dot.
-      path = origin === "" ? rest.replace(/^\./, "") : origin + rest;
-    }
+    const m = OBJECT_PATH_HEAD.exec(p.path);
+    const placed = m === null ? undefined : place(m[1] ?? "", m[2] ?? "", p.path.slice(m[0].length));
+    const path = placed ?? p.path;
     const message = p.message.replace(OBJECT_REF, (whole: string, head: string, index: string) => {
-      const ref = originOf(head, index);
+      const ref = place(head, index, "");
       return ref === undefined || ref === "" ? whole : ref;
     });
     return path === p.path && message === p.message ? p : { ...p, path, message };

@@ -1,0 +1,109 @@
+/**
+ * Several read inputs as one: a cluster put together from files (`generate svc.yaml eps.json`),
+ * or from any other named sources.
+ *
+ * @module
+ */
+import { type Problem, problem } from "../errors.js";
+import type { ObjectOrigins } from "./list.js";
+import type { ReadResult } from "./read-input.js";
+import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "./types.js";
+import { validateClusterInput } from "./validate.js";
+
+/** One source's read input and its name (a file name, as the user gave it). */
+export interface NamedRead {
+  readonly source: string;
+  readonly read: ReadResult;
+}
+
+/** The problems of a cluster file's top level: its keys, and whether its lists are lists. */
+function clusterShapeProblems(input: ClusterInput): Problem[] {
+  const { services, endpointSlices } = input;
+  return validateClusterInput({
+    ...input,
+    config: undefined,
+    services: Array.isArray(services) ? [] : services,
+    endpointSlices: Array.isArray(endpointSlices) ? [] : endpointSlices,
+  });
+}
+
+/** `path` inside `source`: `b.yaml: items[3]`, or the source alone for its root. */
+function inSource(source: string, path: string): string {
+  return path === "" ? source : `${source}: ${path}`;
+}
+
+/**
+ * Puts read inputs together: their Services and EndpointSlices one after another, in source
+ * order, and the config of the one source that has one. Every problem, and every object's
+ * origin, names its source, so that problems found later (`prepareCluster` with these
+ * `origins`) read `b.yaml: items[3].spec.ports[0].port: …`. The input is `null` when a source
+ * could not be read, or when more than one gives a config (which would win is not obvious).
+ *
+ * @example
+ * const merged = mergeClusterReads([
+ *   { source: "svc.yaml", read: readClusterText(services) },
+ *   { source: "eps.yaml", read: readClusterText(slices) },
+ * ]);
+ * prepareCluster(merged.input, { origins: merged.origins });
+ */
+export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
+  const problems: Problem[] = [];
+  const services: Service[] = [];
+  const endpointSlices: EndpointSlice[] = [];
+  const origins = { services: [] as string[], endpointSlices: [] as string[] };
+  const sources = { services: [] as string[], endpointSlices: [] as string[] };
+  let config: { readonly value: ProxyConfigInput; readonly source: string } | undefined;
+  let readable = true;
+  for (const { source, read } of reads) {
+    for (const p of read.problems) problems.push({ ...p, path: inSource(source, p.path) });
+    const input = read.input;
+    if (input === null) {
+      readable = false;
+      continue;
+    }
+    if (input.config !== undefined) {
+      if (config !== undefined) {
+        readable = false;
+        problems.push(
+          problem(
+            "DUPLICATE",
+            inSource(source, "config"),
+            `config is also given in ${config.source}: give it once`,
+          ),
+        );
+      } else config = { value: input.config, source };
+    }
+    if (read.shape === "cluster") {
+      // The file's own shape (unknown keys, lists that are not lists) is checked here, its
+      // objects and config once they are together.
+      const shapeErrors = clusterShapeProblems(input);
+      for (const p of shapeErrors) problems.push({ ...p, path: inSource(source, p.path) });
+      if (shapeErrors.some((p) => p.severity === "error")) {
+        readable = false;
+        continue;
+      }
+    }
+    // A cluster file's objects have no origins of their own: their paths are where they are.
+    const add = <T>(objects: readonly T[] | undefined, kind: "services" | "endpointSlices", into: T[]) => {
+      const own: ObjectOrigins[typeof kind] = read.origins[kind];
+      (objects ?? []).forEach((object, i) => {
+        into.push(object);
+        origins[kind].push(own[i] ?? `${kind}[${i}]`);
+        sources[kind].push(source);
+      });
+    };
+    add(input.services, "services", services);
+    add(input.endpointSlices, "endpointSlices", endpointSlices);
+  }
+  const input: ClusterInput = {
+    ...(config === undefined ? {} : { config: config.value }),
+    services,
+    endpointSlices,
+  };
+  return {
+    input: readable ? input : null,
+    shape: "list",
+    origins: { ...origins, sources },
+    problems,
+  };
+}
