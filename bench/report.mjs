@@ -171,7 +171,7 @@ export function renderReport(results) {
     "**Cold** = a fresh `node` process (no JIT, empty chain-name and address caches; input loaded and, for the model → text cases, the model built before the clock starts). ",
   );
   out.push(
-    "**Warm** = the same process running the operation again (the first run is discarded), as a long-lived controller does; a full garbage collection (untimed) runs before each sample, so that no sample pays for the garbage of the ones before. ",
+    "**Warm** = the same process running the operation again (the first run is discarded), as a long-lived controller does. ",
   );
   out.push(
     "**Peak heap growth** = the largest used-heap size V8 reported (`--trace-gc`, before each collection, and at the end) minus the size before the call, in the first cold run (run with `--trace-gc`); ",
