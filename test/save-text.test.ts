@@ -83,6 +83,17 @@ describe("generateSaveText, random clusters", () => {
     expectSame(model, { traits: { nfacctCounters: false, paddedMark: false } });
   });
 
+  it("prints a chain two service ports share as the reference does (a model built by hand)", () => {
+    // Two ports of one name and protocol declare the same chains: generateSaveText finds the
+    // shared name when it sorts, and prints again with every chain indexed by name.
+    for (let seed = 1; seed <= 6; seed++) {
+      const model = modelFromInput(randomCluster(seed));
+      const port = model.servicePorts.find((p) => p.endpoints.length > 0);
+      if (port === undefined) continue;
+      expectSame({ ...model, servicePorts: [...model.servicePorts, { ...port, clusterIP: port.clusterIP }] });
+    }
+  });
+
   it("handles a model without service ports", () => {
     const model = modelFromInput(randomCluster(1));
     expectSame({ ...model, servicePorts: [] });

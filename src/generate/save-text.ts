@@ -66,8 +66,16 @@ class ChainText {
  */
 class TableText {
   private readonly builtins: readonly string[];
-  /** Every chain named so far, in first-seen order. */
+  /** The chains named outside service port blocks (and, when indexing blocks, all), in first-seen order. */
   private readonly chains = new Map<string, ChainText>();
+  /**
+   * The chains the blocks declared, when blocks are not indexed by name: a block's chains are
+   * its own (named by the hash of its service port), and its rules find them among the
+   * block's hints, so 110,000 insertions into {@link chains} are spared. `print` checks that
+   * no name came twice; if one did, it throws {@link SharedBlockChain} and the table is built
+   * again with every chain indexed.
+   */
+  private readonly blockChains: ChainText[] = [];
   /** The current run: the pieces of consecutive lines of one chain, and that chain. */
   private readonly run: string[] = [];
   private runChain: ChainText | null = null;
@@ -86,6 +94,8 @@ class TableText {
     readonly name: string,
     private readonly family: IPFamily,
     private readonly canonicalOptions: { readonly backend: Backend },
+    /** Whether block chains go into the name index (the safe, slower way; see {@link blockChains}). */
+    private readonly indexBlocks: boolean,
   ) {
     this.builtins = BUILTIN_CHAINS[name] ?? [];
   }
@@ -109,7 +119,12 @@ class TableText {
     const hints: ChainText[] = [];
     for (const name of names) {
       if (this.builtins.includes(name)) continue;
-      const chain = this.chain(name);
+      let chain: ChainText | undefined;
+      if (this.indexBlocks) chain = this.chain(name);
+      else {
+        chain = new ChainText(name);
+        this.blockChains.push(chain);
+      }
       chain.declared = true;
       hints.push(chain);
     }
@@ -166,13 +181,20 @@ class TableText {
     return this.run;
   }
 
-  /** The chain of a new run: the block's next chain, the chain found last, or found by name. */
+  /**
+   * The chain of a new run: the block's next chain, another chain of the block, the chain
+   * found last, or found by name.
+   */
   private chainOfRun(name: string): ChainText {
-    const hint = this.hints[this.hintAt];
+    const hints = this.hints;
+    const hint = hints[this.hintAt];
     if (hint !== undefined && hint.name === name) {
       this.hintAt++;
       return hint;
     }
+    // A block has a dozen chains at most (its SVC chain gets a second run, for its endpoints).
+    for (let i = 0; i < hints.length; i++)
+      if ((hints[i] as ChainText).name === name) return hints[i] as ChainText;
     if (this.found?.name === name) return this.found;
     const chain = this.chain(name);
     this.found = chain;
@@ -198,12 +220,19 @@ class TableText {
     const { builtins, chains } = this;
     const names: string[] = [];
     const user: ChainText[] = [];
-    for (const chain of chains.values())
+    const add = (chain: ChainText): void => {
       if (((chain.declared && !chain.deleted) || chain.hasRules()) && !builtins.includes(chain.name)) {
         names.push(chain.name);
         user.push(chain);
       }
+    };
+    for (const chain of chains.values()) add(chain);
+    for (let i = 0; i < this.blockChains.length; i++) add(this.blockChains[i] as ChainText);
     sortByChainName(names, user);
+    if (!this.indexBlocks) {
+      // Equal names are neighbours once sorted: one means two objects hold one chain's rules.
+      for (let i = 1; i < names.length; i++) if (names[i] === names[i - 1]) throw new SharedBlockChain();
+    }
     let head = `*${this.name}\n`;
     for (const name of builtins) head += `:${name} ACCEPT [0:0]\n`;
     out.push(head);
@@ -214,6 +243,12 @@ class TableText {
     out.push("COMMIT\n");
   }
 }
+
+/**
+ * Thrown by `TableText.print` when a chain was declared by two blocks, or named outside its
+ * block (only a model with two service ports of one name and protocol does that).
+ */
+class SharedBlockChain extends Error {}
 
 /**
  * The kernel state after kube-proxy's first full sync on an empty kernel, as `iptables-save`
@@ -230,10 +265,20 @@ class TableText {
  * generateSaveText(model).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
  */
 export function generateSaveText(model: ClusterModel, options: SaveTextOptions = {}): string {
+  try {
+    return printSaveText(model, options, false);
+  } catch (error) {
+    if (!(error instanceof SharedBlockChain)) throw error;
+    return printSaveText(model, options, true);
+  }
+}
+
+/** {@link generateSaveText}, with block chains indexed by name or not (see `TableText`). */
+function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlocks: boolean): string {
   const ctx = createContext(model, options.traits);
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
-  const filter = new TableText("filter", ctx.family, canonicalOptions);
-  const nat = new TableText("nat", ctx.family, canonicalOptions);
+  const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks);
+  const nat = new TableText("nat", ctx.family, canonicalOptions, indexBlocks);
   // The words of a line are printed and dropped: no word cache.
   const reader = new WordReader("", false);
   const existingChains = options.existingChains ?? [];
