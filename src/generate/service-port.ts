@@ -238,17 +238,19 @@ export function buildServicePortText(
     const seps = local === reachable ? sepChains : sepNames(local, spn, proto);
     balancing.push({ chain: chains.svl, endpoints: local, seps });
   }
-  const of = {
-    spn,
-    proto,
-    family: ctx.family,
-    withComments: !ctx.largeClusterMode,
-    stickySeconds: port.stickyMaxAgeSeconds,
-  };
   // Every rule from here on is in a chain of its own or last in its chain, so saveRuns can
   // take them apart from natChainRules without reordering any chain.
-  if (saveRuns !== undefined && appendEndpointSaveRuns(saveRuns, of, balancing, reachable, sepChains))
-    return block(filter, natShared, natChains, natDeclarations, natChainRules);
+  if (saveRuns !== undefined) {
+    const of = {
+      spn,
+      proto,
+      family: ctx.family,
+      withComments: !ctx.largeClusterMode,
+      stickySeconds: port.stickyMaxAgeSeconds,
+    };
+    if (appendEndpointSaveRuns(saveRuns, of, balancing, reachable, sepChains))
+      return block(filter, natShared, natChains, natDeclarations, natChainRules);
+  }
   for (const b of balancing)
     loadBalancing(natChainRules, b.chain, b.endpoints, b.seps, spn, spnPlain, port, ctx);
 
