@@ -21,7 +21,7 @@ writeFileSync(saveFile, v.expected.save);
 const service = v.services[0] as { spec: { clusterIP: string; ports: { port: number }[] } };
 const dst = `${service.spec.clusterIP}:${service.spec.ports[0]?.port}`;
 
-function capture(argv: string[]): { code: number; out: string; err: string } {
+async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
   const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
@@ -33,7 +33,8 @@ function capture(argv: string[]): { code: number; out: string; err: string } {
     return true;
   });
   try {
-    return { code: runTrace(argv), out, err };
+    const code = await runTrace(argv);
+    return { code, out, err };
   } finally {
     o.mockRestore();
     e.mockRestore();
@@ -41,24 +42,24 @@ function capture(argv: string[]): { code: number; out: string; err: string } {
 }
 
 describe("kube-iptables trace", () => {
-  it("traces a cluster file: one line per endpoint, total 1", () => {
-    const r = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp", "--brief"]);
+  it("traces a cluster file: one line per endpoint, total 1", async () => {
+    const r = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp", "--brief"]);
     expect(r.code).toBe(0);
     const lines = r.out.trim().split("\n");
     expect(lines.filter((l) => l.includes(" p=0.33333333")).length).toBe(3);
     expect(lines.at(-1)).toBe("total p=1.000000000");
   });
 
-  it("reads the protocol in either case, as Kubernetes (TCP) and iptables (tcp) spell it", () => {
-    const lower = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp"]);
-    const upper = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "TCP"]);
+  it("reads the protocol in either case, as Kubernetes (TCP) and iptables (tcp) spell it", async () => {
+    const lower = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp"]);
+    const upper = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "TCP"]);
     expect(upper.code).toBe(0);
     expect(upper.out).toBe(lower.out);
   });
 
-  it("traces a save dump the same way, as JSON", () => {
-    const a = capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
-    const b = capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+  it("traces a save dump the same way, as JSON", async () => {
+    const a = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+    const b = await capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
     expect(b.code).toBe(0);
     const outcomes = (x: string) =>
       (JSON.parse(x) as { outcomes: { summary: string }[] }).outcomes.map((o) => o.summary);
@@ -66,23 +67,27 @@ describe("kube-iptables trace", () => {
     expect(JSON.parse(b.out).total.decimal).toBe("1.000000000");
   });
 
-  it("usage errors throw UsageError (exit 1 in main)", () => {
-    expect(() => runTrace([clusterFile, "--dst", dst])).toThrow(UsageError);
-    expect(() => runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).toThrow(UsageError);
-    expect(() => runTrace([clusterFile, "--src", "10.0.0.1", "--dst", dst, "--proto", "icmp"])).toThrow(
+  it("usage errors throw UsageError (exit 1 in main)", async () => {
+    await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
+    await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(
       UsageError,
     );
+    await expect(
+      runTrace([clusterFile, "--src", "10.0.0.1", "--dst", dst, "--proto", "icmp"]),
+    ).rejects.toThrow(UsageError);
     // A port outside 1-65535 is a bad flag value, like any other.
     for (const [src, to] of [
       ["10.0.0.1:65536", dst],
       ["10.0.0.1:0", dst],
       ["10.0.0.1", dst.replace(/:\d+$/, ":0")],
     ])
-      expect(() => runTrace([clusterFile, "--src", src as string, "--dst", to as string])).toThrow(/1-65535/);
+      await expect(runTrace([clusterFile, "--src", src as string, "--dst", to as string])).rejects.toThrow(
+        /1-65535/,
+      );
   });
 
-  it("bad input exits 2", () => {
-    expect(capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst]).code).toBe(2);
-    expect(capture([clusterFile, "--src", "fd00::1", "--dst", dst]).code).toBe(2);
+  it("bad input exits 2", async () => {
+    expect((await capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst])).code).toBe(2);
+    expect((await capture([clusterFile, "--src", "fd00::1", "--dst", dst])).code).toBe(2);
   });
 });

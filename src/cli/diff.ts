@@ -12,9 +12,9 @@ import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { readClusterText } from "../kube/read-input.js";
 import { readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
+import { readCluster } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -55,9 +55,13 @@ function readText(file: string): Input | null {
 }
 
 /** Reads one side for a family (a rules side detects its own without one), or prints its problems. */
-function readSide({ file, text, form }: Input, values: Values, family: IPFamily | undefined): Side | null {
+async function readSide(
+  { file, text, form }: Input,
+  values: Values,
+  family: IPFamily | undefined,
+): Promise<Side | null> {
   if (form === "cluster") {
-    const read = readClusterText(text);
+    const read = await readCluster(text);
     if (read.input === null || read.problems.length > 0) {
       for (const p of read.problems) writeErr(`${file}: ${formatProblem(p)}`);
       return null;
@@ -90,20 +94,20 @@ function readSide({ file, text, form }: Input, values: Values, family: IPFamily 
  * rules. Two cluster files take the family of the first one's config; two sides of rules text
  * each detect their own.
  */
-function readSides(oldInput: Input, newInput: Input, values: Values, family: IPFamily | undefined) {
+async function readSides(oldInput: Input, newInput: Input, values: Values, family: IPFamily | undefined) {
   const newFirst = family === undefined && oldInput.form === "cluster" && newInput.form !== "cluster";
-  const first = readSide(newFirst ? newInput : oldInput, values, family);
+  const first = await readSide(newFirst ? newInput : oldInput, values, family);
   if (first === null) return null;
   const secondInput = newFirst ? oldInput : newInput;
   // Two sides of rules text each detect their own family.
   const bothRules = first.isRules && secondInput.form !== "cluster";
-  const second = readSide(secondInput, values, family ?? (bothRules ? undefined : first.state.family));
+  const second = await readSide(secondInput, values, family ?? (bothRules ? undefined : first.state.family));
   if (second === null) return null;
   return newFirst ? { oldSide: second, newSide: first } : { oldSide: first, newSide: second };
 }
 
 /** Runs `diff` and returns the exit code. */
-export function runDiff(argv: readonly string[]): number {
+export async function runDiff(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   if (positionals.length !== 2)
     throw new UsageError("diff takes two files: OLD NEW (either may be - for stdin)");
@@ -116,7 +120,7 @@ export function runDiff(argv: readonly string[]): number {
   if (oldInput === null) return EXIT_INPUT;
   const newInput = readText(newFile);
   if (newInput === null) return EXIT_INPUT;
-  const sides = readSides(oldInput, newInput, values, family);
+  const sides = await readSides(oldInput, newInput, values, family);
   if (sides === null) return EXIT_INPUT;
   const { oldSide, newSide } = sides;
   const ownedOnly = values["all-chains"] !== true && (oldSide.isRules || newSide.isRules);

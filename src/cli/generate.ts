@@ -9,9 +9,10 @@ import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
-import { type ReadResult, readClusterText } from "../kube/read-input.js";
+import type { ReadResult } from "../kube/read-value.js";
 import { readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
+import { readCluster } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -53,18 +54,18 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
  * Reads the cluster from one file, or from several put together (their objects one after
  * another, problems naming their file); `null` after saying on stderr why a file cannot be read.
  */
-function readClusterFiles(files: readonly string[]): ReadResult | null {
+async function readClusterFiles(files: readonly string[]): Promise<ReadResult | null> {
   const reads: NamedRead[] = [];
   for (const file of files) {
     const text = readInput(file);
     if (text === null) return null;
-    reads.push({ source: file === "-" ? "standard input" : file, read: readClusterText(text) });
+    reads.push({ source: file === "-" ? "standard input" : file, read: await readCluster(text) });
   }
   return reads.length === 1 ? (reads[0] as NamedRead).read : mergeClusterReads(reads);
 }
 
 /** Runs `generate` and returns the exit code. */
-export function runGenerate(argv: readonly string[]): number {
+export async function runGenerate(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
@@ -72,7 +73,7 @@ export function runGenerate(argv: readonly string[]): number {
   const format = values.format ?? "save";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
   checkNodeOptions(values);
-  const read = readClusterFiles(positionals);
+  const read = await readClusterFiles(positionals);
   if (read === null) return EXIT_INPUT;
   if (read.input === null || read.problems.length > 0) {
     for (const p of read.problems) writeErr(formatProblem(p));

@@ -89,11 +89,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         writeOut("kube-iptables 0.1.0\n");
         return 0;
       case "generate":
-        return runGenerate(rest);
+        return await runGenerate(rest);
       case "diff":
-        return runDiff(rest);
+        return await runDiff(rest);
       case "trace":
-        return runTrace(rest);
+        return await runTrace(rest);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

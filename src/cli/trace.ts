@@ -6,7 +6,6 @@ import { parseRules } from "../format/parse.js";
 import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { readClusterText } from "../kube/read-input.js";
 import {
   formatTraceText,
   type Origin,
@@ -17,6 +16,7 @@ import {
 } from "../trace/index.js";
 import { readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
+import { readCluster } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -64,21 +64,25 @@ function parse(argv: readonly string[]) {
   }
 }
 
-/** The state to trace: a cluster file's generated state, a save dump, or a restore payload's state. */
-function stateOf(
+/**
+ * The state to trace — a cluster file's generated state, a save dump, or a restore payload's
+ * state — and the node IPs a cluster file names (`config.nodeIPs`, for `addrtype LOCAL`; none
+ * for rules text).
+ */
+async function stateOf(
   text: string,
   values: Record<string, string | boolean | string[] | undefined>,
   family: "IPv4" | "IPv6",
-): RuleSet | null {
+): Promise<{ state: RuleSet; nodeIPs: readonly string[] } | null> {
   const form = detectTextForm(text);
   if (form !== "cluster") {
     const { ruleSet, problems } = parseRules(text, { family });
     for (const p of problems) writeErr(formatProblem(p));
     if (problems.length > 0) return null;
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
-    return form === "save" ? ruleSet : stateAfterFullSync(ruleSet);
+    return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  const read = readClusterText(text);
+  const read = await readCluster(text);
   if (read.input === null || read.problems.length > 0) {
     for (const p of read.problems) writeErr(formatProblem(p));
     return null;
@@ -86,7 +90,8 @@ function stateOf(
   const config = applyNodeOptions(read.input.config, values);
   const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
   for (const p of prepared.problems) writeErr(formatProblem(p));
-  return prepared.model === null ? null : generateState(prepared.model);
+  if (prepared.model === null) return null;
+  return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [] };
 }
 
 /**
@@ -95,7 +100,7 @@ function stateOf(
  * @example
  * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
  */
-export function runTrace(argv: readonly string[]): number {
+export async function runTrace(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   if (positionals.length !== 1) throw new UsageError("trace takes one FILE (or - for stdin)");
   if (values.src === undefined || values.dst === undefined)
@@ -113,8 +118,8 @@ export function runTrace(argv: readonly string[]): number {
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
   const text = readInput(positionals[0] as string);
   if (text === null) return EXIT_INPUT;
-  const state = stateOf(text, values, family);
-  if (state === null) return EXIT_INPUT;
+  const traced = await stateOf(text, values, family);
+  if (traced === null) return EXIT_INPUT;
   const inInterface =
     values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
   const packet: Packet = {
@@ -127,7 +132,9 @@ export function runTrace(argv: readonly string[]): number {
     ...(inInterface === undefined ? {} : { inInterface }),
   };
   try {
-    const result = traceRules(state, packet, { nodeAddresses: values["node-ip"] ?? nodeIPsOf(text) });
+    const result = traceRules(traced.state, packet, {
+      nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
+    });
     writeOut(
       format === "json"
         ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
@@ -141,11 +148,4 @@ export function runTrace(argv: readonly string[]): number {
     throw e;
   }
   return EXIT_OK;
-}
-
-/** The node IPs a cluster file names (`config.nodeIPs`), for `addrtype LOCAL`; none for rules text. */
-function nodeIPsOf(text: string): string[] {
-  if (detectTextForm(text) !== "cluster") return [];
-  const read = readClusterText(text);
-  return [...(read.input?.config?.nodeIPs ?? [])];
 }

@@ -6,7 +6,7 @@
  */
 import { type Problem, problem } from "../errors.js";
 import type { ObjectOrigins } from "./list.js";
-import type { ReadResult } from "./read-input.js";
+import type { ReadResult } from "./read-value.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 

@@ -1,0 +1,124 @@
+/**
+ * Parsed values and JSON text → cluster input, without the YAML parser: a cluster file
+ * (`{config, services, endpointSlices}`), a Kubernetes `List` (or a `ServiceList` /
+ * `EndpointSliceList`), one Service or EndpointSlice, or several of them. `readClusterText`
+ * adds YAML; the CLI reads JSON through here alone and loads the YAML parser (a third of its
+ * start-up) only for YAML.
+ *
+ * @module
+ */
+
+import { type Problem, problem } from "../errors.js";
+import { splitJsonValues } from "./json-values.js";
+import {
+  isKubernetesKind,
+  isListObject,
+  type ObjectOrigins,
+  type SplitList,
+  splitKubernetesDocuments,
+} from "./list.js";
+import type { ClusterInput } from "./types.js";
+import { validateClusterInput } from "./validate.js";
+import { isObject } from "./validate-report.js";
+
+/** What `readClusterText` found. */
+export interface ReadResult {
+  /** The cluster input, or `null` when the text could not be read. */
+  readonly input: ClusterInput | null;
+  /** `cluster` for a cluster file, `list` for Kubernetes objects. */
+  readonly shape: "cluster" | "list" | null;
+  /**
+   * For `list` input: the original path of each object (`items[3]`), so that problems found on
+   * `services[i]` / `endpointSlices[j]` can be reported where the user wrote them.
+   */
+  readonly origins: ObjectOrigins;
+  /** Problems that make the text unreadable. */
+  readonly problems: readonly Problem[];
+}
+
+const NO_ORIGINS = { services: [], endpointSlices: [] };
+
+/** The read result of Kubernetes objects split into Services and EndpointSlices. */
+function fromSplit(split: SplitList): ReadResult {
+  return {
+    input: { services: split.services, endpointSlices: split.endpointSlices },
+    shape: "list",
+    origins: { services: split.servicePaths, endpointSlices: split.endpointSlicePaths },
+    problems: split.problems,
+  };
+}
+
+/** Reads an already parsed JSON/YAML value. */
+export function readClusterValue(value: unknown): ReadResult {
+  if (!isObject(value)) {
+    // The validator's own problem, so that the CLI and validateClusterInput say the same thing.
+    return { input: null, shape: null, origins: NO_ORIGINS, problems: validateClusterInput(value) };
+  }
+  // Kubernetes objects say what they are; a cluster file has no kind.
+  if (isKubernetesKind(value.kind)) {
+    const split = splitKubernetesDocuments([value]);
+    // A List without an items array holds nothing to read: no input, only its problem.
+    if (isListObject(value) && !Array.isArray(value.items))
+      return { input: null, shape: null, origins: NO_ORIGINS, problems: split.problems };
+    return fromSplit(split);
+  }
+  return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
+}
+
+/** The result for text that cannot be read at all, with the line and column when known. */
+export function unreadable(message: string, pos?: { line: number; col: number }): ReadResult {
+  const where = pos === undefined ? {} : { line: pos.line, column: pos.col };
+  return {
+    input: null,
+    shape: null,
+    origins: NO_ORIGINS,
+    problems: [{ ...problem("MALFORMED_INPUT", "", message), ...where }],
+  };
+}
+
+/**
+ * Reads text that is JSON: one value, or several one after another. Returns `null` when the text
+ * does not start like JSON (`{` or `[`), leaving it to the YAML reader.
+ *
+ * @example
+ * readClusterJson('{"services": []}')?.shape // "cluster"
+ * readClusterJson("services: []") // null
+ */
+export function readClusterJson(source: string): ReadResult | null {
+  const text = withoutByteOrderMark(source);
+  if (text.trim() === "") return unreadable("the input is empty");
+  const first = text.trimStart()[0];
+  if (first !== "{" && first !== "[") return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    // Several JSON documents one after another are read as a stream of documents.
+    const documents = parseJsonValues(text);
+    if (documents !== null) return readDocuments(documents);
+    return unreadable(`the input is not valid JSON: ${(e as Error).message}`);
+  }
+  return readClusterValue(value);
+}
+
+/** The text without a leading byte order mark (files saved on Windows): not part of the JSON or YAML. */
+export function withoutByteOrderMark(source: string): string {
+  return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+}
+
+/** Reads the values of a stream's documents: one is read on its own, several as Kubernetes objects. */
+export function readDocuments(values: readonly unknown[]): ReadResult {
+  if (values.length === 1) return readClusterValue(values[0]);
+  return fromSplit(splitKubernetesDocuments(values));
+}
+
+/** The values of text holding several JSON values one after another, or `null` when it does not. */
+function parseJsonValues(text: string): unknown[] | null {
+  const pieces = splitJsonValues(text);
+  if (pieces === null) return null;
+  try {
+    return pieces.map((piece) => JSON.parse(piece) as unknown);
+  } catch {
+    return null;
+  }
+}
