@@ -377,6 +377,30 @@ describe("kube-iptables generate with several files", () => {
     );
   });
 
+  test("a directory reads as its manifests, in name order, as kubectl apply -f reads one", () => {
+    const { config, services, endpointSlices } = cluster();
+    const manifests = mkdtempSync(join(dir, "manifests-"));
+    writeFileSync(join(manifests, "00-node.yaml"), stringify({ config }));
+    writeFileSync(
+      join(manifests, "10-services.json"),
+      JSON.stringify({ kind: "ServiceList", apiVersion: "v1", items: services }),
+    );
+    const slices = endpointSlices.map((s) => ({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      ...(s as object),
+    }));
+    writeFileSync(join(manifests, "20-slices.yml"), slices.map((s) => stringify(s)).join("---\n"));
+    writeFileSync(join(manifests, "README.md"), "not a manifest: left out\n");
+    const r = runCli(["generate", manifests]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(reference());
+    const empty = mkdtempSync(join(dir, "empty-"));
+    const none = runCli(["generate", empty]);
+    expectInputError(none);
+    expect(stderrLines(none)).toEqual([`${empty}: no .json, .yaml or .yml files in this directory`]);
+  });
+
   test("a missing file is named", () => {
     const r = runCli(["generate", "examples/cluster.yaml", "no-such-file.yaml"]);
     expectInputError(r);

@@ -10,7 +10,7 @@ import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
 import type { ReadResult } from "../kube/read-value.js";
-import { readInput, writeErr, writeOut } from "./io.js";
+import { expandInputs, readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readCluster } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -73,7 +73,9 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   const format = values.format ?? "save";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
   checkNodeOptions(values);
-  const read = await readClusterFiles(positionals);
+  const files = expandInputs(positionals);
+  if (files === null) return EXIT_INPUT;
+  const read = await readClusterFiles(files);
   if (read === null) return EXIT_INPUT;
   if (read.input === null || read.problems.length > 0) {
     for (const p of read.problems) writeErr(formatProblem(p));

@@ -1,5 +1,6 @@
 // File and stream access for the CLI: the only place that reads files or stdin.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { decodeInput } from "./decode-input.js";
 
 /**
@@ -32,4 +33,40 @@ export function writeOut(text: string): void {
 /** Writes one line to stderr. */
 export function writeErr(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/** The files `kubectl apply -f DIR` reads from a directory. */
+const MANIFEST = /\.(?:json|ya?ml)$/;
+
+/**
+ * The files to read for the arguments: a directory stands for its `.json`, `.yaml` and `.yml`
+ * files, sorted by name, as `kubectl apply -f DIR` reads it (not its subdirectories). `null`
+ * after saying on stderr why a directory gives nothing.
+ */
+export function expandInputs(args: readonly string[]): string[] | null {
+  const files: string[] = [];
+  for (const arg of args) {
+    if (arg === "-" || !isDirectory(arg)) {
+      files.push(arg);
+      continue;
+    }
+    const inside = readdirSync(arg, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && MANIFEST.test(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+    if (inside.length === 0) {
+      writeErr(`${arg}: no .json, .yaml or .yml files in this directory`);
+      return null;
+    }
+    for (const name of inside) files.push(join(arg, name));
+  }
+  return files;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // readInput says why it cannot be read
+  }
 }

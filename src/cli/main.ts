@@ -12,7 +12,7 @@ import { EXIT_USAGE, UsageError } from "./usage.js";
 const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) installs on a node
 
 Usage:
-  kube-iptables generate FILE|- [FILE ...] [--format save|restore|json] [node options]
+  kube-iptables generate FILE|DIR|- [...] [--format save|restore|json] [node options]
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
   kube-iptables trace FILE --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
                 [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
@@ -23,7 +23,8 @@ as 'kubectl get svc,endpointslices -A -o json' (or -o yaml) prints them: Lists, 
 EndpointSliceLists or single objects, also several in a row (YAML documents, or JSON documents
 one after another). UTF-8, or UTF-16 with a byte order mark. '-' reads stdin. generate also
 takes several FILEs (say, a cluster file with the config and the kubectl output), read as one:
-their objects one after another, at most one config, problems named 'FILE: path: message'.
+their objects one after another, at most one config, problems named 'FILE: path: message'; a
+directory stands for its .json, .yaml and .yml files, as with 'kubectl apply -f DIR'.
 
 generate options:
   --format save|restore|json   save: what iptables-save prints once the rules are loaded into an
