@@ -6,6 +6,6 @@ import { type ReadResult, readClusterJson } from "../kube/read-value.js";
 export async function readCluster(text: string): Promise<ReadResult> {
   const json = readClusterJson(text);
   if (json !== null) return json;
-  const { readClusterText } = await import("../kube/read-input.js");
-  return readClusterText(text);
+  const { readClusterYaml } = await import("../kube/read-input.js");
+  return readClusterYaml(text);
 }

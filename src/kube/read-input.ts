@@ -49,8 +49,16 @@ function isEmptyDocument(doc: Document): boolean {
  * readClusterText('{"services": [], "endpointSlices": []}').input // { services: [], endpointSlices: [] }
  */
 export function readClusterText(source: string): ReadResult {
-  const json = readClusterJson(source);
-  if (json !== null) return json;
+  return readClusterJson(source) ?? readClusterYaml(source);
+}
+
+/**
+ * Reads YAML text that is not blank (see {@link readClusterText}, which sends JSON elsewhere).
+ *
+ * @example
+ * readClusterYaml("services: []\nendpointSlices: []\n").shape // "cluster"
+ */
+export function readClusterYaml(source: string): ReadResult {
   const text = withoutByteOrderMark(source);
   const lineCounter = new LineCounter();
   // No warnings on the process's stderr: what yaml would warn about is reported below.
