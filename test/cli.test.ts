@@ -401,6 +401,15 @@ describe("kube-iptables generate with several files", () => {
     expect(stderrLines(none)).toEqual([`${empty}: no .json, .yaml or .yml files in this directory`]);
   });
 
+  test("iptables rules text given as a cluster file is named as such, not read as broken YAML", () => {
+    const dump = file("dump.txt", reference());
+    const r = runCli(["generate", dump]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual([
+      `${dump}: iptables rules text, not a cluster file (Services and EndpointSlices)`,
+    ]);
+  });
+
   test("a missing file is named", () => {
     const r = runCli(["generate", "examples/cluster.yaml", "no-such-file.yaml"]);
     expectInputError(r);

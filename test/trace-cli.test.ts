@@ -86,6 +86,30 @@ describe("kube-iptables trace", () => {
       );
   });
 
+  it("traces a cluster given as several files, or as a directory of them, as the one file", async () => {
+    const parts = mkdtempSync(join(dir, "parts-"));
+    writeFileSync(join(parts, "node.json"), JSON.stringify({ config: v.config }));
+    writeFileSync(join(parts, "services.json"), JSON.stringify({ services: v.services }));
+    writeFileSync(join(parts, "slices.json"), JSON.stringify({ endpointSlices: v.endpointSlices }));
+    const flags = ["--src", "10.244.0.5", "--dst", dst, "--format", "json"];
+    const whole = await capture([clusterFile, ...flags]);
+    const files = await capture([
+      join(parts, "node.json"),
+      join(parts, "services.json"),
+      join(parts, "slices.json"),
+      ...flags,
+    ]);
+    expect(files.err).toBe("");
+    expect(files.out).toBe(whole.out);
+    expect((await capture([parts, ...flags])).out).toBe(whole.out);
+    // A rules dump is traced alone: among several files it is named, not misread.
+    const mixed = await capture([parts, saveFile, ...flags]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.err).toBe(
+      `${saveFile}: iptables rules text, not a cluster file (Services and EndpointSlices)\n`,
+    );
+  });
+
   it("bad input exits 2", async () => {
     expect((await capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst])).code).toBe(2);
     expect((await capture([clusterFile, "--src", "fd00::1", "--dst", dst])).code).toBe(2);

@@ -8,11 +8,9 @@ import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
-import type { ReadResult } from "../kube/read-value.js";
 import { expandInputs, readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
-import { readCluster } from "./read-cluster.js";
+import { readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -48,20 +46,6 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
     return null;
   }
   return ruleSet.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];
-}
-
-/**
- * Reads the cluster from one file, or from several put together (their objects one after
- * another, problems naming their file); `null` after saying on stderr why a file cannot be read.
- */
-async function readClusterFiles(files: readonly string[]): Promise<ReadResult | null> {
-  const reads: NamedRead[] = [];
-  for (const file of files) {
-    const text = readInput(file);
-    if (text === null) return null;
-    reads.push({ source: file === "-" ? "standard input" : file, read: await readCluster(text) });
-  }
-  return reads.length === 1 ? (reads[0] as NamedRead).read : mergeClusterReads(reads);
 }
 
 /** Runs `generate` and returns the exit code. */

@@ -14,7 +14,7 @@ const HELP = `kube-iptables — the iptables rules kube-proxy (iptables mode) in
 Usage:
   kube-iptables generate FILE|DIR|- [...] [--format save|restore|json] [node options]
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
-  kube-iptables trace FILE --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
+  kube-iptables trace FILE|DIR [...] --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
                 [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
   kube-iptables --help | --version
 
@@ -65,7 +65,8 @@ are compared (--all-chains compares every chain): what kube-proxy would change o
 
 trace: every outcome of one packet (DNAT destination, masquerade, accept/reject/drop) with its
 exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE
-is a cluster file or a rules text (an iptables-save dump of a node).
+is a cluster file or a rules text (an iptables-save dump of a node); several files or a
+directory are read as one cluster, as generate reads them.
 
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
 `;

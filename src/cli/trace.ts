@@ -6,6 +6,7 @@ import { parseRules } from "../format/parse.js";
 import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
+import type { ReadResult } from "../kube/read-value.js";
 import {
   formatTraceText,
   type Origin,
@@ -14,9 +15,9 @@ import {
   traceRules,
   traceToJson,
 } from "../trace/index.js";
-import { readInput, writeErr, writeOut } from "./io.js";
+import { expandInputs, readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
-import { readCluster } from "./read-cluster.js";
+import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -64,16 +65,31 @@ function parse(argv: readonly string[]) {
   }
 }
 
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+/** The state to trace, and the node IPs the input names (for `addrtype LOCAL`; none for rules text). */
+interface Traced {
+  readonly state: RuleSet;
+  readonly nodeIPs: readonly string[];
+}
+
 /**
- * The state to trace — a cluster file's generated state, a save dump, or a restore payload's
- * state — and the node IPs a cluster file names (`config.nodeIPs`, for `addrtype LOCAL`; none
- * for rules text).
+ * The state to trace from the arguments: one rules text (a save dump, or a restore payload), or
+ * the cluster of one or more files and directories (see `expandInputs`).
  */
 async function stateOf(
-  text: string,
-  values: Record<string, string | boolean | string[] | undefined>,
+  args: readonly string[],
+  values: Values,
   family: "IPv4" | "IPv6",
-): Promise<{ state: RuleSet; nodeIPs: readonly string[] } | null> {
+): Promise<Traced | null> {
+  const files = expandInputs(args);
+  if (files === null) return null;
+  if (files.length > 1) {
+    const read = await readClusterFiles(files);
+    return read === null ? null : stateOfCluster(read, values, family);
+  }
+  const text = readInput(files[0] as string);
+  if (text === null) return null;
   const form = detectTextForm(text);
   if (form !== "cluster") {
     const { ruleSet, problems } = parseRules(text, { family });
@@ -82,7 +98,11 @@ async function stateOf(
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  const read = await readCluster(text);
+  return stateOfCluster(await readCluster(text), values, family);
+}
+
+/** A cluster's generated state, with the node IPs its config names. */
+function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6"): Traced | null {
   if (read.input === null || read.problems.length > 0) {
     for (const p of read.problems) writeErr(formatProblem(p));
     return null;
@@ -102,7 +122,9 @@ async function stateOf(
  */
 export async function runTrace(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
-  if (positionals.length !== 1) throw new UsageError("trace takes one FILE (or - for stdin)");
+  if (positionals.length === 0) throw new UsageError("trace takes a FILE (or - for stdin)");
+  if (positionals.filter((file) => file === "-").length > 1)
+    throw new UsageError("standard input (-) can be read once");
   if (values.src === undefined || values.dst === undefined)
     throw new UsageError("trace needs --src IP[:PORT] and --dst IP:PORT");
   // Kubernetes objects spell protocols in upper case (TCP), iptables in lower case: either is read.
@@ -116,9 +138,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
-  const text = readInput(positionals[0] as string);
-  if (text === null) return EXIT_INPUT;
-  const traced = await stateOf(text, values, family);
+  const traced = await stateOf(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
   const inInterface =
     values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
