@@ -15,8 +15,8 @@
  */
 
 import { isPositive } from "../ir/canonical-quick.js";
-import { probabilityToStored, probabilityToText, saveString, truncateBytes } from "../ir/canonical-values.js";
-import { savedAddress, savedDestination } from "../ir/save-quick.js";
+import { probabilityToStored, probabilityToText } from "../ir/canonical-values.js";
+import { RECENT_MASK_SOURCE, savedAddress, savedComment, savedDestination } from "../ir/save-quick.js";
 import type { IPFamily } from "../ir/types.js";
 import type { Endpoint } from "../model/types.js";
 import { probability } from "../naming/probability.js";
@@ -41,19 +41,12 @@ export interface EndpointRulesOf {
   readonly stickySeconds: number;
 }
 
-/** The kernel keeps at most 255 bytes of a comment. */
-const COMMENT_BYTES = 255;
 /**
  * Text the writer takes as it is: printable ASCII without a blank or anything either printer
  * escapes (every valid Kubernetes name). Anything else stays with the general path, which also
  * reports what iptables would refuse.
  */
 const PLAIN_TEXT = /^[\x21\x23-\x26\x28-\x5b\x5d-\x7e]+$/;
-/** recent's `--mask … --rsource`, which iptables-save always prints. */
-const RECENT_TAIL = {
-  IPv4: " --mask 255.255.255.255 --rsource",
-  IPv6: " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource",
-} as const;
 
 /** `--probability` as printed, by the number of endpoints left (the statistic match stores 1/n rounded). */
 const savedProbabilities: string[] = [];
@@ -70,7 +63,7 @@ function savedProbability(n: number): string {
 
 /** A comment as `-m comment --comment …` prints it. */
 function commentMatch(text: string): string {
-  return ` -m comment --comment ${saveString(truncateBytes(text, COMMENT_BYTES))}`;
+  return ` -m comment --comment ${savedComment(text)}`;
 }
 
 /**
@@ -95,7 +88,7 @@ export function appendEndpointSaveRuns(
   const seconds = stickySeconds > 0 ? String(stickySeconds) : "";
   if (seconds !== "" && !isPositive(seconds)) return false;
   if (!PLAIN_TEXT.test(spn)) return false;
-  const recentTail = RECENT_TAIL[family];
+  const recentTail = RECENT_MASK_SOURCE[family];
   const spnComment = withComments ? commentMatch(spn) : "";
 
   // Every run's lines, joined once at the end into one flat string that the runs are slices
@@ -125,8 +118,8 @@ export function appendEndpointSaveRuns(
       const endpoint = (endpoints[i] as Endpoint).endpoint;
       if (!PLAIN_TEXT.test(endpoint)) return false;
       const text = `${spn} -> ${endpoint}`;
-      // Never bare (it holds blanks), nothing to escape: quoted, and cut only if it is too long.
-      comments[i] = text.length <= COMMENT_BYTES ? ` -m comment --comment "${text}"` : commentMatch(text);
+      // Never bare (it holds blanks), nothing to escape, ASCII: quoted, cut only past 255 bytes.
+      comments[i] = text.length <= 255 ? ` -m comment --comment "${text}"` : commentMatch(text);
     }
     if (seconds !== "") {
       for (let i = 0; i < n; i++) {

@@ -39,8 +39,20 @@ const T_DNAT = 2;
 const T_REJECT = 3;
 
 /** The end of recent's options: the default `--mask` of the family and side, always printed. */
-const IPV4_MASK_SOURCE = " --mask 255.255.255.255 --rsource";
-const IPV6_MASK_SOURCE = " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource";
+export const RECENT_MASK_SOURCE: Readonly<Record<IPFamily, string>> = {
+  IPv4: " --mask 255.255.255.255 --rsource",
+  IPv6: " --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource",
+};
+
+/**
+ * A comment's value as iptables-save prints it: the kernel keeps at most 255 bytes of it.
+ *
+ * @example
+ * savedComment("ns/svc:p cluster IP") // '"ns/svc:p cluster IP"'
+ */
+export function savedComment(text: string): string {
+  return saveString(truncateBytes(text, 255));
+}
 
 /** REJECT with the family's default type, always printed. */
 const REJECT_IPV4 = " -j REJECT --reject-with icmp-port-unreachable";
@@ -409,7 +421,7 @@ export function appendQuickSaveLine(
     switch ((order >>> (MATCH_BITS * m)) & MATCH_MASK) {
       case M_COMMENT:
         // The kernel keeps at most 255 bytes of a comment.
-        out.push(" -m comment --comment ", saveString(truncateBytes(comment as string, 255)));
+        out.push(" -m comment --comment ", savedComment(comment as string));
         break;
       case M_PORTS:
         out.push(" -m ", portMatch);
@@ -428,7 +440,7 @@ export function appendQuickSaveLine(
         out.push(" -m recent ", recentCommand);
         if (seconds !== "") out.push(" --seconds ", seconds);
         if (reap) out.push(" --reap");
-        out.push(" --name ", listName, family === "IPv4" ? IPV4_MASK_SOURCE : IPV6_MASK_SOURCE);
+        out.push(" --name ", listName, RECENT_MASK_SOURCE[family]);
         break;
       default:
         out.push(" -m addrtype");
