@@ -40,16 +40,22 @@ export interface Problem {
   readonly line?: number;
   /** 1-based column, for text input. */
   readonly column?: number;
+  /** The file (or other named source) the problem is in, when the input came from several. */
+  readonly source?: string;
 }
 
-/** Formats a problem as one line: `path: message` (or `line:column: message` for text, after the file's name when the path holds one). */
+/**
+ * Formats a problem as one line: `path: message`, or `line:column: message` for text; after its
+ * source when it has one (`b.yaml: items[3].spec: …`, `b.yaml:3:5: …`).
+ */
 export function formatProblem(problem: Problem): string {
+  const { source } = problem;
   if (problem.line !== undefined) {
-    // A path beside a line names the file (input read from several files): `b.yaml:3:5: …`.
-    const file = problem.path === "" ? "" : `${problem.path}:`;
-    return `${file}${problem.line}:${problem.column ?? 1}: ${problem.message}`;
+    return `${source === undefined ? "" : `${source}:`}${problem.line}:${problem.column ?? 1}: ${problem.message}`;
   }
-  return problem.path === "" ? problem.message : `${problem.path}: ${problem.message}`;
+  const where =
+    source === undefined ? problem.path : problem.path === "" ? source : `${source}: ${problem.path}`;
+  return where === "" ? problem.message : `${where}: ${problem.message}`;
 }
 
 /**

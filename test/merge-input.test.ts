@@ -1,7 +1,14 @@
 // Several sources read as one cluster (mergeClusterReads): objects in source order, one config,
 // and problems found later by prepareCluster placed in their source.
 import { describe, expect, it } from "vitest";
-import { generateRestoreText, mergeClusterReads, prepareCluster, readClusterText } from "../src/index.js";
+import {
+  formatProblem,
+  generateRestoreText,
+  mergeClusterReads,
+  type Problem,
+  prepareCluster,
+  readClusterText,
+} from "../src/index.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { loadVector } from "./support/fixtures.js";
 
@@ -45,9 +52,12 @@ describe("mergeClusterReads", () => {
     );
     const { problems } = prepareCluster(merged.input as ClusterInput, { origins: merged.origins });
     const duplicate = problems.find((p) => p.code === "DUPLICATE");
-    // The lone object of b.json is that file's root: its path is the file's name alone.
-    expect(duplicate?.path).toBe("b.json");
-    expect(duplicate?.message).toContain("is already a.json: services[0]");
+    // The lone object of b.json is that file's root: its path is empty, its source the file.
+    expect(duplicate?.source).toBe("b.json");
+    expect(duplicate?.path).toBe("");
+    expect(formatProblem(duplicate as Problem)).toMatch(
+      /^b\.json: Service .* is already a\.json: services\[0\]/,
+    );
   });
 
   it("reads nothing when a source is unreadable or a second one gives a config", () => {
@@ -56,11 +66,13 @@ describe("mergeClusterReads", () => {
       { source: "b.json", read: readClusterText("{}") },
     ]);
     expect(broken.input).toBeNull();
-    expect(broken.problems[0]?.path).toBe("a.yaml");
-    expect(broken.problems[0]?.line).toBeGreaterThan(0);
+    expect(broken.problems[0]?.source).toBe("a.yaml");
+    expect(formatProblem(broken.problems[0] as Problem)).toMatch(
+      /^a\.yaml:\d+:\d+: the input is not valid YAML/,
+    );
     const twoConfigs = sources(["a.json", { config: {} }], ["b.json", { config: {} }]);
     expect(twoConfigs.input).toBeNull();
-    expect(twoConfigs.problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
+    expect(twoConfigs.problems.map(formatProblem)).toEqual([
       "b.json: config: config is also given in a.json: give it once",
     ]);
   });

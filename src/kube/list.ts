@@ -237,7 +237,7 @@ export interface ObjectOrigins {
   readonly endpointSlices: readonly string[];
   /**
    * The file (or other source) each object came from, when the input was put together from
-   * several (see `mergeClusterReads`): problems then read `FILE: items[3].spec…`.
+   * several (see `mergeClusterReads`): problems then carry it as their `source`.
    */
   readonly sources?: {
     readonly services: readonly string[];
@@ -248,8 +248,9 @@ export interface ObjectOrigins {
 /**
  * Rewrites problems found in `{services, endpointSlices}` so that they name where each object
  * came from: the path (`services[0].spec` → `items[3].spec`) and references to other objects
- * inside messages (`is already services[1]` → `is already items[5]`), each after its source
- * when there are sources (`b.yaml: items[5]`). An object without an origin keeps its own path.
+ * inside messages (`is already services[1]` → `is already items[5]`, or `b.yaml: items[5]` when
+ * there are sources, a problem's own source going to its `source`). An object without an origin
+ * keeps its own path.
  *
  * @example
  * relocateProblems([problem("INVALID_VALUE", "services[0].spec.ports[0].port", "…")],
@@ -260,24 +261,28 @@ export function relocateProblems(problems: readonly Problem[], origins: ObjectOr
   const pick = <T>(head: string, lists: { services: readonly T[]; endpointSlices: readonly T[] }) =>
     head === "services" ? lists.services : lists.endpointSlices;
   /** Where object `head[index]` came from, followed by `rest`; undefined without an origin. */
-  const place = (head: string, index: string, rest: string): string | undefined => {
+  const pathOf = (head: string, index: string, rest: string): string | undefined => {
     const origin = pick(head, origins)[Number(index)];
     if (origin === undefined) return undefined;
     // A lone object is the input's (or its file's) root: its paths start without a dot.
-    const inner = origin === "" ? rest.replace(/^\./, "") : origin + rest;
-    const source = origins.sources === undefined ? undefined : pick(head, origins.sources)[Number(index)];
-    if (source === undefined) return inner;
-    return inner === "" ? source : `${source}: ${inner}`;
+    return origin === "" ? rest.replace(/^\./, "") : origin + rest;
   };
+  const sourceOf = (head: string, index: string): string | undefined =>
+    origins.sources === undefined ? undefined : pick(head, origins.sources)[Number(index)];
   return problems.map((p) => {
     const m = OBJECT_PATH_HEAD.exec(p.path);
-    const placed = m === null ? undefined : place(m[1] ?? "", m[2] ?? "", p.path.slice(m[0].length));
-    const path = placed ?? p.path;
-    const message = p.message.replace(OBJECT_REF, (whole: string, head: string, index: string) => {
-      const ref = place(head, index, "");
-      return ref === undefined || ref === "" ? whole : ref;
+    const [head, index] = m === null ? ["", ""] : [m[1] ?? "", m[2] ?? ""];
+    const path = (m === null ? undefined : pathOf(head, index, p.path.slice(m[0].length))) ?? p.path;
+    const source = m === null ? undefined : sourceOf(head, index);
+    const message = p.message.replace(OBJECT_REF, (whole: string, refHead: string, refIndex: string) => {
+      const ref = pathOf(refHead, refIndex, "");
+      if (ref === undefined) return whole;
+      const refSource = sourceOf(refHead, refIndex);
+      if (refSource === undefined) return ref === "" ? whole : ref;
+      return ref === "" ? refSource : `${refSource}: ${ref}`;
     });
-    return path === p.path && message === p.message ? p : { ...p, path, message };
+    if (path === p.path && message === p.message && source === undefined) return p;
+    return { ...p, path, message, ...(source === undefined ? {} : { source }) };
   });
 }
 

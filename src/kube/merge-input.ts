@@ -27,16 +27,11 @@ function clusterShapeProblems(input: ClusterInput): Problem[] {
   });
 }
 
-/** `path` inside `source`: `b.yaml: items[3]`, or the source alone for its root. */
-function inSource(source: string, path: string): string {
-  return path === "" ? source : `${source}: ${path}`;
-}
-
 /**
  * Puts read inputs together: their Services and EndpointSlices one after another, in source
- * order, and the config of the one source that has one. Every problem, and every object's
- * origin, names its source, so that problems found later (`prepareCluster` with these
- * `origins`) read `b.yaml: items[3].spec.ports[0].port: …`. The input is `null` when a source
+ * order, and the config of the one source that has one. Every problem carries its `source`,
+ * and so will those found later (`prepareCluster` with these `origins`): `formatProblem` prints
+ * them as `b.yaml: items[3].spec.ports[0].port: …`. The input is `null` when a source
  * could not be read, or when more than one gives a config (which would win is not obvious).
  *
  * @example
@@ -55,7 +50,7 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
   let config: { readonly value: ProxyConfigInput; readonly source: string } | undefined;
   let readable = true;
   for (const { source, read } of reads) {
-    for (const p of read.problems) problems.push({ ...p, path: inSource(source, p.path) });
+    for (const p of read.problems) problems.push({ ...p, source });
     const input = read.input;
     if (input === null) {
       readable = false;
@@ -64,20 +59,17 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
     if (input.config !== undefined) {
       if (config !== undefined) {
         readable = false;
-        problems.push(
-          problem(
-            "DUPLICATE",
-            inSource(source, "config"),
-            `config is also given in ${config.source}: give it once`,
-          ),
-        );
+        problems.push({
+          ...problem("DUPLICATE", "config", `config is also given in ${config.source}: give it once`),
+          source,
+        });
       } else config = { value: input.config, source };
     }
     if (read.shape === "cluster") {
       // The file's own shape (unknown keys, lists that are not lists) is checked here, its
       // objects and config once they are together.
       const shapeErrors = clusterShapeProblems(input);
-      for (const p of shapeErrors) problems.push({ ...p, path: inSource(source, p.path) });
+      for (const p of shapeErrors) problems.push({ ...p, source });
       if (shapeErrors.some((p) => p.severity === "error")) {
         readable = false;
         continue;
