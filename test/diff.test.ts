@@ -20,7 +20,7 @@ import { formatSave } from "../src/format/save.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
 import { canonicalizeRule, formatCanonicalRule } from "../src/ir/canonical.js";
 import { applyRestore } from "../src/ir/state.js";
-import type { IPFamily, Rule } from "../src/ir/types.js";
+import type { IPFamily, Rule, RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { listVectors, readJson, type Vector } from "./support/fixtures.js";
@@ -97,6 +97,60 @@ describe("diffRules", () => {
       /^default\/web:http: -\d+ rules; chains removed .*KUBE-SEP-/m,
     );
     expect(summarizeDiff(diffRules(st(s1), st(s1)))).toBe("no changes\n");
+  });
+
+  it("finds each chain's rules however its runs interleave and its chains are declared", () => {
+    // diffRules matches runs of rules to their chain by position first: a state whose chains
+    // are declared in another order (one twice), whose runs are split and shuffled (each
+    // chain's own rules staying in order), must compare exactly as the tidy one does.
+    const rng = seededRng(77);
+    const pick = (n: number) => rng.int(0, n - 1);
+    const chance = (p: number) => rng.int(0, 999) < p * 1000;
+    for (let seed = 1; seed <= 30; seed++) {
+      const a = randomCluster(seed);
+      const tidy = stateOf(a);
+      const other = stateOf({ ...randomCluster(seed + 500, { family: tidy.family }), config: a.config });
+      const messy: RuleSet = {
+        family: tidy.family,
+        tables: tidy.tables.map((t) => {
+          const chains = [...t.chains];
+          for (let i = chains.length - 1; i > 0; i--) {
+            const j = pick(i + 1);
+            [chains[i], chains[j]] = [chains[j] as (typeof chains)[0], chains[i] as (typeof chains)[0]];
+          }
+          if (chains.length > 0) chains.push({ ...(chains[pick(chains.length)] as (typeof chains)[0]) });
+          const runs = new Map<string, Rule[][]>();
+          for (const e of t.entries) {
+            if (e.kind !== "rule") continue;
+            const list = runs.get(e.chain) ?? [];
+            if (list.length === 0 || chance(0.3)) list.push([]);
+            (list[list.length - 1] as Rule[]).push(e);
+            runs.set(e.chain, list);
+          }
+          // Interleave the chains' runs at random, each chain's runs in their own order.
+          const queues = [...runs.values()];
+          const entries: Rule[] = [];
+          while (queues.length > 0) {
+            const i = pick(queues.length);
+            const q = queues[i] as Rule[][];
+            entries.push(...(q.shift() as Rule[]));
+            if (q.length === 0) queues.splice(i, 1);
+          }
+          return { name: t.name, chains, entries };
+        }),
+      };
+      expect(diffRules(tidy, messy).tables, `seed ${seed}`).toEqual([]);
+      const fromTidy = diffRules(tidy, other);
+      const fromMessy = diffRules(messy, other);
+      const shape = (d: typeof fromTidy) =>
+        d.tables.map((t) => ({
+          name: t.name,
+          added: [...t.chainsAdded].sort(),
+          removed: [...t.chainsRemoved].sort(),
+          chains: t.chains.map((c) => [c.chain, c.status, c.addedRules, c.removedRules]).sort(),
+        }));
+      expect(shape(fromMessy), `seed ${seed}`).toEqual(shape(fromTidy));
+    }
   });
 
   it("leaves chains kube-proxy does not own alone", () => {

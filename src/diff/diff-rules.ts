@@ -121,26 +121,45 @@ export function canonicalKey(rule: Rule, family: IPFamily): string {
 interface ChainView {
   readonly policy: string | null;
   readonly rules: Rule[];
+  /** Its place among the declared chains (-1: not declared, only reached by rules). */
+  index: number;
+  /** Found on the other side too (set by `diffRules`). */
+  matched: boolean;
 }
 
+/**
+ * The chains of `table` that `keep` accepts, with their rules. A node's table holds ~110,000
+ * chains, and each probe of a map that size is a few cache misses: the rules are matched to their
+ * chain by position where they can be, one probe per run of rules only when the order breaks.
+ */
 function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): Map<string, ChainView> {
   const out = new Map<string, ChainView>();
   if (table === undefined) return out;
-  for (const d of table.chains) if (keep(d.name)) out.set(d.name, { policy: d.policy, rules: [] });
-  // A chain's rules come in one run (as iptables-save prints them): the decision and the view
-  // are looked up once per run, not once per rule.
+  for (const d of table.chains) {
+    if (keep(d.name)) out.set(d.name, { policy: d.policy, rules: [], index: -1, matched: false });
+  }
+  // Declaration order (a chain declared twice keeps its first place and its last policy).
+  const declared = [...out.values()];
+  const names = [...out.keys()];
+  for (let i = 0; i < declared.length; i++) (declared[i] as ChainView).index = i;
+  // A chain's rules come in one run (as iptables-save prints them), runs nearly always in the
+  // order the chains were declared: the next declared chain is tried before the map.
   let chain: string | undefined;
   let view: ChainView | undefined;
+  let next = 0;
   for (const e of table.entries) {
     if (e.kind !== "rule" || e.op !== "-A") continue;
     if (e.chain !== chain) {
       chain = e.chain;
-      view = undefined;
-      if (keep(chain)) {
+      if (next < names.length && names[next] === chain) {
+        view = declared[next++];
+      } else {
         view = out.get(chain);
-        if (view === undefined) {
-          view = { policy: null, rules: [] };
+        if (view === undefined && keep(chain)) {
+          view = { policy: null, rules: [], index: -1, matched: false };
           out.set(chain, view);
+        } else if (view !== undefined && view.index >= 0) {
+          next = view.index + 1;
         }
       }
     }
@@ -228,6 +247,7 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
     const chainsRemoved: string[] = [];
     for (const [chain, view] of b) {
       const before = a.get(chain);
+      if (before !== undefined) before.matched = true;
       if (before === undefined) {
         chainsAdded.push(chain);
         const list = listOf(view.rules, family);
@@ -246,7 +266,7 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
       if (d !== null) chains.push(d);
     }
     for (const [chain, view] of a) {
-      if (b.has(chain)) continue;
+      if (view.matched) continue;
       chainsRemoved.push(chain);
       const list = listOf(view.rules, family);
       chains.push({

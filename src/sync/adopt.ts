@@ -46,10 +46,16 @@ function targetOf(rule: Rule): string | null {
  * flushes and refills them on every full sync) and stale per-service chains, except stale ones
  * that a rule outside kube-proxy's chains still reaches: `-X` of a referenced chain fails, and
  * the whole restore with it (kube-proxy's own full sync does fail there), so they are kept.
+ * Returned as a test rather than one set of every owned chain: the declared ones are already a
+ * set, and a node's table holds ~110,000 chains.
  */
-function ownedChains(current: Table | undefined, declared: Set<string>, traits: ProfileTraits): Set<string> {
-  const candidate = (chain: string): boolean =>
-    declared.has(chain) || (current?.name === "nat" && isServiceChain(chain, traits));
+function ownedChains(
+  current: Table | undefined,
+  declared: Set<string>,
+  traits: ProfileTraits,
+): (chain: string) => boolean {
+  const isNat = current?.name === "nat";
+  const candidate = (chain: string): boolean => declared.has(chain) || (isNat && isServiceChain(chain, traits));
   // The rules of chains a stale one may be reached from: all but those the payload rewrites.
   // A chain's rules come in one run (as iptables-save prints them): one lookup per run.
   const rulesOf = new Map<string, Rule[]>();
@@ -84,10 +90,20 @@ function ownedChains(current: Table | undefined, declared: Set<string>, traits: 
   };
   for (const chain of rulesOf.keys()) if (!candidate(chain)) reach(chain);
   for (let next = work.pop(); next !== undefined; next = work.pop()) reach(next);
-  const owned = new Set<string>();
-  for (const chain of chainNames(current)) if (candidate(chain) && !pinned.has(chain)) owned.add(chain);
-  for (const chain of declared) owned.add(chain);
-  return owned;
+  // The node's per-service chains the payload does not declare, unless pinned.
+  const stale = new Set<string>();
+  if (isNat) {
+    for (const c of current?.chains ?? []) {
+      const name = c.name;
+      if (isServiceChain(name, traits) && !pinned.has(name) && !declared.has(name)) stale.add(name);
+    }
+  }
+  return stale.size === 0 ? (chain) => declared.has(chain) : (chain) => declared.has(chain) || stale.has(chain);
+}
+
+/** Whether `table` declares `chain` (for a handful of names: no set of its ~110,000 chains). */
+function declares(table: Table | undefined, chain: string): boolean {
+  return table?.chains.some((c) => c.name === chain) === true;
 }
 
 /**
@@ -105,12 +121,12 @@ function ownedChains(current: Table | undefined, declared: Set<string>, traits: 
  */
 export function adoptionDelta(current: RuleSet, payload: RuleSet, traits: ProfileTraits): Adoption {
   const desired = stateAfterFullSync(payload, traits);
-  const owned = new Map<string, Set<string>>();
+  const owned = new Map<string, (chain: string) => boolean>();
   for (const name of TABLES) {
     owned.set(name, ownedChains(tableOf(current, name), chainNames(tableOf(payload, name)), traits));
   }
   const diff = diffRules(current, desired, {
-    chains: (table, chain) => owned.get(table)?.has(chain) === true,
+    chains: (table, chain) => owned.get(table)?.(chain) === true,
   });
   const counts = zeroCounts();
   for (const t of diff.tables) {
@@ -127,13 +143,12 @@ export function adoptionDelta(current: RuleSet, payload: RuleSet, traits: Profil
   const tables: Table[] = [];
   for (const name of TABLES) {
     const have = tableOf(current, name);
-    const existing = chainNames(have);
     const base = tableOf(edited, name);
     const chains = base?.chains.slice() ?? [];
     const declared = new Set(chains.map((c) => c.name));
     // Jump targets that are not the payload's (kubelet's, filled by it) must exist, empty or not.
     for (const chain of targets[name]) {
-      if (existing.has(chain) || declared.has(chain)) continue;
+      if (declared.has(chain) || declares(have, chain)) continue;
       chains.push({ name: chain, policy: null });
       declared.add(chain);
       counts.chainsCreated++;
