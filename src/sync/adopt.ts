@@ -55,7 +55,8 @@ function ownedChains(
   traits: ProfileTraits,
 ): (chain: string) => boolean {
   const isNat = current?.name === "nat";
-  const candidate = (chain: string): boolean => declared.has(chain) || (isNat && isServiceChain(chain, traits));
+  const candidate = (chain: string): boolean =>
+    declared.has(chain) || (isNat && isServiceChain(chain, traits));
   // The rules of chains a stale one may be reached from: all but those the payload rewrites.
   // A chain's rules come in one run (as iptables-save prints them): one lookup per run.
   const rulesOf = new Map<string, Rule[]>();
@@ -98,7 +99,9 @@ function ownedChains(
       if (isServiceChain(name, traits) && !pinned.has(name) && !declared.has(name)) stale.add(name);
     }
   }
-  return stale.size === 0 ? (chain) => declared.has(chain) : (chain) => declared.has(chain) || stale.has(chain);
+  return stale.size === 0
+    ? (chain) => declared.has(chain)
+    : (chain) => declared.has(chain) || stale.has(chain);
 }
 
 /** Whether `table` declares `chain` (for a handful of names: no set of its ~110,000 chains). */
