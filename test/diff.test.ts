@@ -1,6 +1,6 @@
 // diffRules / formatDelta / summarizeDiff / runDiff: a restore-form state and its save-form twin
 // are equal; the delta applied to OLD gives NEW exactly; the summary names the Service.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -308,6 +308,40 @@ describe("runDiff", () => {
     }
     // An explicit --family still wins: the IPv6 dump does not read as IPv4.
     expect((await run([cluster, dump6, "--family", "IPv4"])).code).toBe(2);
+  });
+
+  it("a side may be a directory of cluster files, read as one cluster", async () => {
+    // The node's config in one file, the Services and the slices of step 1 in two others.
+    const side = join(dir, "step1");
+    mkdirSync(side);
+    writeFileSync(join(side, "node.yaml"), `config: ${JSON.stringify(seq.config)}\n`);
+    writeFileSync(join(side, "services.json"), JSON.stringify({ services: s1.services }));
+    writeFileSync(join(side, "slices.json"), JSON.stringify({ endpointSlices: s1.endpointSlices }));
+    writeFileSync(join(side, "README.txt"), "not a manifest: skipped\n");
+    const fromDir = await run([cluster0, side, "--format", "restore"]);
+    const fromFile = await run([cluster0, cluster1, "--format", "restore"]);
+    expect(fromDir.err).toBe("");
+    expect(fromDir.out).toBe(fromFile.out);
+    expect(fromDir.out).toMatch(/default\/api:grpc/);
+    expect((await run([side, cluster1])).out).toBe("no changes\n");
+    expect((await run([save0, side])).out).toMatch(/default\/api:grpc/);
+    // A problem names the file it is in, once.
+    const bad = join(dir, "bad-side");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "node.yaml"), `config: ${JSON.stringify(seq.config)}\n`);
+    writeFileSync(
+      join(bad, "services.json"),
+      JSON.stringify({ services: [{ ...(s1.services[0] as object), metadata: { name: "x" } }] }),
+    );
+    const r = await run([cluster0, bad]);
+    expect(r.err).toMatch(/^\S*services\.json: services\[0\]\.metadata/m);
+    expect(r.err).not.toMatch(/bad-side: .*services\.json/);
+    // An empty directory is named as such.
+    const empty = join(dir, "empty");
+    mkdirSync(empty);
+    const e = await run([cluster0, empty]);
+    expect(e.code).toBe(2);
+    expect(e.err).toMatch(/empty: no \.json, \.yaml or \.yml files/);
   });
 
   it("exit codes", async () => {

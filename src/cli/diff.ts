@@ -1,20 +1,21 @@
 // `kube-iptables diff OLD NEW`: what changes between two rule states, as a summary or as the
-// iptables-restore --noflush delta. Each side is a cluster file (rules generated as on an empty
-// kernel) or rules text: iptables-save output, or iptables-restore input applied to an empty
+// iptables-restore --noflush delta. Each side is a cluster file or a directory of them (rules
+// generated as on an empty kernel) or rules text: iptables-save output, or iptables-restore input applied to an empty
 // kernel. With rules text on either side only kube-proxy's own chains are compared, so that a
 // node's dump (Docker, CNI and kubelet chains included) answers "what would kube-proxy change".
 import { parseArgs } from "node:util";
 import { diffRules, formatDelta, isKubeProxyChain, kubeProxyChainsOf, summarizeDiff } from "../diff/index.js";
-import { formatProblem } from "../errors.js";
+import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { parseRules } from "../format/parse.js";
 import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { readInput, writeErr, writeOut } from "./io.js";
+import type { ReadResult } from "../kube/read-value.js";
+import { expandInputs, isDirectory, readInput, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
-import { readCluster } from "./read-cluster.js";
+import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -46,30 +47,39 @@ interface Input {
   readonly file: string;
   readonly text: string;
   readonly form: ReturnType<typeof detectTextForm>;
+  /** A directory's cluster files, already read as one (their problems name their own file). */
+  readonly cluster?: ReadResult;
 }
 
-/** Reads one side's text, or prints why it cannot and returns null. */
-function readText(file: string): Input | null {
+/** Reads one side's text (a directory: its cluster files), or prints why it cannot and returns null. */
+async function readText(file: string): Promise<Input | null> {
+  if (file !== "-" && isDirectory(file)) {
+    const files = expandInputs([file]);
+    const cluster = files === null ? null : await readClusterFiles(files);
+    return cluster === null ? null : { file, text: "", form: "cluster", cluster };
+  }
   const text = readInput(file);
   return text === null ? null : { file, text, form: detectTextForm(text) };
 }
 
 /** Reads one side for a family (a rules side detects its own without one), or prints its problems. */
 async function readSide(
-  { file, text, form }: Input,
+  { file, text, form, cluster }: Input,
   values: Values,
   family: IPFamily | undefined,
 ): Promise<Side | null> {
   if (form === "cluster") {
-    const read = await readCluster(text);
+    const read = cluster ?? (await readCluster(text));
+    // A directory's problems carry the file they are in; a single file's are named here.
+    const where = (p: Problem) => (p.source === undefined ? `${file}: ` : "");
     if (read.input === null || read.problems.length > 0) {
-      for (const p of read.problems) writeErr(`${file}: ${formatProblem(p)}`);
+      for (const p of read.problems) writeErr(`${where(p)}${formatProblem(p)}`);
       return null;
     }
     const config = applyNodeOptions(read.input.config, values);
     const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
-    for (const p of prepared.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    for (const p of prepared.problems) writeErr(`${where(p)}${formatProblem(p)}`);
     if (prepared.model === null) return null;
     const payload = generateRules(prepared.model);
     return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
@@ -110,15 +120,15 @@ async function readSides(oldInput: Input, newInput: Input, values: Values, famil
 export async function runDiff(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   if (positionals.length !== 2)
-    throw new UsageError("diff takes two files: OLD NEW (either may be - for stdin)");
+    throw new UsageError("diff takes two files or directories: OLD NEW (either may be - for stdin)");
   const format = values.format ?? "summary";
   if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected summary or restore`);
   if (values.family === "both") throw new UsageError("diff compares one family: --family IPv4 or IPv6");
   const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
   const [oldFile, newFile] = positionals as [string, string];
-  const oldInput = readText(oldFile);
+  const oldInput = await readText(oldFile);
   if (oldInput === null) return EXIT_INPUT;
-  const newInput = readText(newFile);
+  const newInput = await readText(newFile);
   if (newInput === null) return EXIT_INPUT;
   const sides = await readSides(oldInput, newInput, values, family);
   if (sides === null) return EXIT_INPUT;

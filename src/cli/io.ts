@@ -63,7 +63,8 @@ export function expandInputs(args: readonly string[]): string[] | null {
   return files;
 }
 
-function isDirectory(path: string): boolean {
+/** Whether `path` is a directory (false when it cannot be read: `readInput` then says why). */
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

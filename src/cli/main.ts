@@ -24,7 +24,8 @@ EndpointSliceLists or single objects, also several in a row (YAML documents, or 
 one after another). UTF-8, or UTF-16 with a byte order mark. '-' reads stdin. generate also
 takes several FILEs (say, a cluster file with the config and the kubectl output), read as one:
 their objects one after another, at most one config, problems named 'FILE: path: message'; a
-directory stands for its .json, .yaml and .yml files, as with 'kubectl apply -f DIR'.
+directory stands for its .json, .yaml and .yml files, as with 'kubectl apply -f DIR'; a
+side of diff may be such a directory too.
 
 generate options:
   --format save|restore|json   save: what iptables-save prints once the rules are loaded into an
