@@ -172,14 +172,34 @@ export function specialIPProblem(text: string): string | undefined {
     const v = scanIPv4(text, 0, text.length);
     return v < 0 ? undefined : specialIPv4Problem(v);
   }
-  if (!scanIPv6(text, groups)) return undefined;
-  const first = groups[0] ?? 0;
+  return scanIPv6(text, groups) ? specialIPv6Problem(groups) : undefined;
+}
+
+/**
+ * {@link specialIPProblem} for an IPv6 address already scanned into its eight groups.
+ *
+ * @example
+ * specialIPv6Problem(new Uint16Array([0, 0, 0, 0, 0, 0, 0, 1])) // "is a loopback address (127.0.0.0/8, ::1/128)"
+ */
+export function specialIPv6Problem(g: Uint16Array): string | undefined {
+  const first = g[0] ?? 0;
   let rest = 0;
-  for (let i = 1; i < 7; i++) rest |= groups[i] ?? 0;
-  const last = groups[7] ?? 0;
+  for (let i = 1; i < 7; i++) rest |= g[i] ?? 0;
+  const last = g[7] ?? 0;
   if (first === 0 && rest === 0 && last === 0) return "is the unspecified address";
   if (first === 0 && rest === 0 && last === 1) return "is a loopback address (127.0.0.0/8, ::1/128)";
   if ((first & 0xffc0) === 0xfe80) return "is a link-local address (169.254.0.0/16, fe80::/10)";
   if ((first & 0xff0f) === 0xff02) return "is a link-local multicast address (224.0.0.0/24, ff02::/16)";
   return undefined;
+}
+
+/**
+ * Scans `text` as a valid IPv6 address as {@link ipProblem} accepts it (not IPv4-mapped), once,
+ * for callers that then ask more of it.
+ *
+ * @returns its eight groups in a buffer shared by every call (read it before the next one), or
+ *   `null` when `text` is not such an address
+ */
+export function scanValidIPv6(text: string): Uint16Array | null {
+  return scanIPv6(text, groups) && !isMapped(groups) ? groups : null;
 }

@@ -148,15 +148,15 @@ export function endpointsByPort(
  * Appends the endpoints of one slice (when it is of `family`) to the lists of its ports, in
  * endpoint order (see {@link endpointsByPort}).
  *
- * @param validated - the validator found no error in the slice: an IPv4 slice's addresses are
- *   then strict IPv4, their own canonical form, and are not scanned again.
+ * @param canonical - the validator found no error in the slice and every address written in
+ *   canonical form (strict IPv4 always is): they are then used as they are, not scanned again.
  */
 export function addSliceEndpoints(
   byPort: Map<string, Endpoint[]>,
   slice: EndpointSlice,
   family: IPFamily,
   hostname: string,
-  validated: boolean,
+  canonical: boolean,
 ): void {
   if (slice.addressType !== family) return;
   const endpoints = slice.endpoints ?? NO_ENDPOINTS;
@@ -175,7 +175,7 @@ export function addSliceEndpoints(
     for (const ep of endpoints) {
       const first = ep.addresses?.[0];
       if (first === undefined) continue;
-      const ip = validated && family === "IPv4" ? first : canonicalOfFamily(first, family);
+      const ip = canonical ? first : canonicalOfFamily(first, family);
       if (ip === null) continue;
       const c = ep.conditions;
       const hints = ep.hints;

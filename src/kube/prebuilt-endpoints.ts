@@ -77,12 +77,16 @@ export class PrebuiltEndpoints implements EndpointSource {
     return this.family === config.ipFamily && this.hostname === config.hostname;
   }
 
-  /** Builds the endpoints of a slice the validator found no error in. */
-  add(slice: EndpointSlice): void {
+  /**
+   * Builds the endpoints of a slice the validator found no error in.
+   *
+   * @param canonical - the validator also found every address written in canonical form
+   */
+  add(slice: EndpointSlice, canonical: boolean): void {
     // Slices of the other family add no endpoints (addSliceEndpoints would skip them).
     if (slice.addressType !== this.family) return;
     const byPort = new Map<string, Endpoint[]>();
-    addSliceEndpoints(byPort, slice, this.family, this.hostname, true);
+    addSliceEndpoints(byPort, slice, this.family, this.hostname, canonical);
     this.index.add(slice, { slice, byPort });
   }
 

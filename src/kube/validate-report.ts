@@ -24,6 +24,11 @@ export class Report {
   readonly problems: Problem[] = [];
   /** How many of {@link Report.problems} are errors. */
   errorCount = 0;
+  /**
+   * How many valid endpoint addresses were not written in canonical form (IPv6 with upper-case
+   * digits, leading zeros or an uncompressed zero run): a slice without any needs no rewriting.
+   */
+  nonCanonicalIPs = 0;
   private readonly stack: PathKey[] = [];
   /** The rules each string passed: one rule (nearly always), or several. */
   private readonly passed = new Map<string, NameRule | NameRule[]>();

@@ -4,9 +4,10 @@
  *
  * @module
  */
+
+import { isCanonicalIPv6 } from "../model/ip.js";
 import { scanIPv4 } from "../model/ip-scan.js";
-import type { IPFamily } from "../model/types.js";
-import { specialIPProblem, specialIPv4Problem } from "./addresses.js";
+import { scanValidIPv6, specialIPProblem, specialIPv4Problem, specialIPv6Problem } from "./addresses.js";
 import {
   asArray,
   asBoolean,
@@ -184,11 +185,25 @@ function checkAddress(r: Report, index: number, address: string, addressType: Ad
     checkUniqueName(r, index, address, dns1123Subdomain, "DNS name");
     return;
   }
-  // Nearly every address is valid IPv4: one scan gives validity and the special ranges.
-  const v4 = addressType === "IPv6" ? -1 : scanIPv4(address, 0, address.length);
-  const family: IPFamily | undefined = addressType;
-  if (v4 < 0 && !checkIP(r, index, address, family)) return;
-  const special = v4 < 0 ? specialIPProblem(address) : specialIPv4Problem(v4);
+  // Nearly every address is valid IPv4: one scan gives validity and the special ranges (and a
+  // valid IPv4 address is its own canonical form).
+  if (addressType !== "IPv6") {
+    const v4 = scanIPv4(address, 0, address.length);
+    if (v4 < 0 && !checkIP(r, index, address, addressType)) return;
+    reportSpecial(r, index, address, v4 < 0 ? specialIPProblem(address) : specialIPv4Problem(v4));
+    return;
+  }
+  // IPv6 likewise, and whether it is written canonically (else the model builder rewrites it).
+  const groups = scanValidIPv6(address);
+  if (groups === null) {
+    checkIP(r, index, address, addressType);
+    return;
+  }
+  if (!isCanonicalIPv6(address, groups)) r.nonCanonicalIPs++;
+  reportSpecial(r, index, address, specialIPv6Problem(groups));
+}
+
+function reportSpecial(r: Report, index: number, address: string, special: string | undefined): void {
   if (special !== undefined)
     r.error("INVALID_VALUE", index, `${show(address)} ${special}, which is not allowed as an endpoint`);
 }

@@ -102,9 +102,11 @@ function validateSlices(
   r.enter("endpointSlices");
   for (let i = 0; i < list.length; i++) {
     const errors = r.errorCount;
+    const nonCanonical = r.nonCanonicalIPs;
     validateEndpointSlice(r, list, i, services, seen);
     // Only a slice without errors is sure to have the shape the model builder reads.
-    if (prebuilt !== undefined && r.errorCount === errors) prebuilt.add(list[i] as EndpointSlice);
+    if (prebuilt !== undefined && r.errorCount === errors)
+      prebuilt.add(list[i] as EndpointSlice, r.nonCanonicalIPs === nonCanonical);
   }
   r.leave();
 }

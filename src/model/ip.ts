@@ -111,7 +111,7 @@ const COLON = 58;
  * Whether `text`, scanned into `g`, is already what {@link formatIPv6} would print: then it is
  * its own canonical form, and no new string is made (most IPv6 input is written canonically).
  */
-function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
+export function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
   if (isMapped(g)) return false;
   const run = zeroRunStart(g);
   const runEnd = run < 0 ? 0 : run + zeroRunLength(g, run);
