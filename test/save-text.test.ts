@@ -411,6 +411,58 @@ describe("sortChainNames", () => {
     );
   });
 
+  // Hundreds of hashed names (prefix + 16 base32 characters) take the numeric-key sort: names that
+  // tie on their first six hash characters, near misses (15 or 17 characters, lower case, `0`,
+  // `1`, `8`, other prefixes), fixed chains and duplicates mixed in.
+  const base32 = fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".split(""));
+  const hashPart = (length: number) => fc.array(base32, { minLength: length, maxLength: length });
+  const prefix = fc.constantFrom("KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-", "KUBE-SVC-", "KUBE-SVL-", "KUBE-XLB-");
+  const hashedName = fc
+    .tuple(
+      prefix,
+      fc.boolean(),
+      fc.constantFrom("AAAAAA", "AAAAA2", "ZZZZZZ", "777777"),
+      hashPart(6),
+      hashPart(10),
+    )
+    .map(([p, tie, head, random, tail]) => `${p}${tie ? head : random.join("")}${tail.join("")}`);
+  const nearMiss = fc.oneof(
+    fc.tuple(prefix, hashPart(15)).map(([p, h]) => `${p}${h.join("")}`),
+    fc.tuple(prefix, hashPart(17)).map(([p, h]) => `${p}${h.join("")}`),
+    fc
+      .tuple(prefix, hashPart(15), fc.constantFrom("a", "0", "1", "8", "-", "é"))
+      .map(([p, h, c]) => `${p}${h.join("")}${c}`),
+    fc
+      .tuple(fc.constantFrom("KUBE-SEX-", "KUBE-FW", "KUBE-SEP", "KUBE-FWW-", "KUBE-XLC-"), hashPart(16))
+      .map(([p, h]) => `${p}${h.join("")}`),
+    fc.constantFrom("KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-MARK-MASQ", "KUBE-POSTROUTING", "DOCKER", ""),
+  );
+  const manyHashed = fc.array(
+    fc.oneof({ weight: 8, arbitrary: hashedName }, { weight: 2, arbitrary: nearMiss }),
+    {
+      minLength: 250,
+      maxLength: 1200,
+    },
+  );
+
+  test("sorts hundreds of hashed chain names by number as compareChainNames does", () => {
+    fc.assert(
+      fc.property(manyHashed, fc.nat(), (list, dup) => {
+        // A duplicate or two (a hashed one and an other one).
+        const withDuplicates = [...list, list[dup % list.length] as string, "KUBE-SERVICES"];
+        const keys = withDuplicates.slice();
+        const items = withDuplicates.map((name, index) => ({ name, index }));
+        sortByChainName(keys, items);
+        expect(keys).toEqual(withDuplicates.slice().sort(compareChainNames));
+        expect(items.map((item) => item.name)).toEqual(keys);
+        expect(new Set(items.map((item) => item.index)).size).toBe(withDuplicates.length);
+        expect(sortChainNames(withDuplicates.slice())).toEqual(keys);
+      }),
+      // Shrinking lists of a thousand names takes minutes: a failure is reported as found.
+      { seed: SEED, numRuns: 150, endOnFailure: true },
+    );
+  });
+
   test("sortByChainName moves each item with its name", () => {
     const anyName = fc.oneof(
       names,

@@ -49,7 +49,7 @@ const SURROGATE_OR_ABOVE = /[\uD800-\uFFFF]/;
  */
 export function sortChainNames(names: string[]): string[] {
   if (hasSurrogateOrAbove(names)) return names.sort(compareChainNames);
-  sortRange(names, null, 0, names.length, 0);
+  if (!sortByHashKeys(names, null)) sortRange(names, null, 0, names.length, 0);
   return names;
 }
 
@@ -73,7 +73,7 @@ export function sortByChainName<T>(names: string[], items: T[]): T[] {
     }
     return items;
   }
-  sortRange(names, items, 0, names.length, 0);
+  if (!sortByHashKeys(names, items)) sortRange(names, items, 0, names.length, 0);
   return items;
 }
 
@@ -136,5 +136,155 @@ function sortRange(names: string[], items: unknown[] | null, lo: number, hi: num
   for (let i = lo + 1; i < hi; i++) {
     for (let j = i; j > lo && (names[j] as string) < (names[j - 1] as string); j--)
       swap(names, items, j, j - 1);
+  }
+}
+
+/**
+ * The prefixes of kube-proxy's hashed chain names, in sort order. None is a prefix of another,
+ * so two names with different prefixes sort as their prefixes do.
+ */
+const HASH_PREFIXES: readonly string[] = [
+  "KUBE-EXT-",
+  "KUBE-FW-",
+  "KUBE-SEP-",
+  "KUBE-SVC-",
+  "KUBE-SVL-",
+  "KUBE-XLB-",
+];
+/** The length of a name's hash part (16 base32 characters). */
+const HASH_LENGTH = 16;
+/** How many hash characters a key holds: 6 × 5 bits, beside 3 bits of prefix and 20 of index. */
+const KEY_CHARS = 6;
+const INDEX_BITS = 2 ** 20;
+/** Below this many hashed names the radix quicksort alone is as fast. */
+const MIN_HASHED = 256;
+
+/** Each code unit's rank in the base32 alphabet in code unit order (`2`–`7`, then `A`–`Z`), or -1. */
+const BASE32_RANK = (() => {
+  const rank = new Int8Array(128).fill(-1);
+  const alphabet = "234567ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (let i = 0; i < alphabet.length; i++) rank[alphabet.charCodeAt(i)] = i;
+  return rank;
+})();
+
+/** The rank of `name`'s prefix in {@link HASH_PREFIXES} when it is a hashed chain name, else -1. */
+function hashPrefixRank(name: string): number {
+  for (let p = 0; p < HASH_PREFIXES.length; p++) {
+    const prefix = HASH_PREFIXES[p] as string;
+    if (name.length !== prefix.length + HASH_LENGTH || !name.startsWith(prefix)) continue;
+    for (let i = prefix.length; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c >= 128 || (BASE32_RANK[c] as number) < 0) return -1;
+    }
+    return p;
+  }
+  return -1;
+}
+
+/**
+ * Sorts by numbers where it can: a state's chains are nearly all hashed names
+ * (`KUBE-SEP-` + 16 base32 characters), whose order is that of their prefix and then their
+ * hash. Each gets a number, exact in a double: prefix rank, its first six hash characters and
+ * its index, and a typed array sorts those natively, which costs a fraction of any sort in
+ * JavaScript and, above all, needs no JIT warm-up in a fresh process. Names whose six
+ * characters tie are ordered by their whole text; the other names (fixed and foreign chains)
+ * take the radix quicksort and are merged in.
+ *
+ * @returns false, doing nothing, when there are too few hashed names (or too many names) for it.
+ */
+function sortByHashKeys(names: string[], items: unknown[] | null): boolean {
+  const n = names.length;
+  if (n < MIN_HASHED || n >= INDEX_BITS) return false;
+  const keys = new Float64Array(n);
+  let hashed = 0;
+  const otherNames: string[] = [];
+  const otherItems: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = names[i] as string;
+    const rank = hashPrefixRank(name);
+    if (rank < 0) {
+      otherNames.push(name);
+      if (items !== null) otherItems.push(items[i]);
+      continue;
+    }
+    const start = (HASH_PREFIXES[rank] as string).length;
+    let key = rank;
+    for (let k = 0; k < KEY_CHARS; k++) key = key * 32 + (BASE32_RANK[name.charCodeAt(start + k)] as number);
+    keys[hashed++] = key * INDEX_BITS + i;
+  }
+  if (hashed < MIN_HASHED) return false;
+  const order = keys.subarray(0, hashed).sort();
+  // Index order, hashed names only; runs whose keys tie on the name part are ordered by text.
+  const at = new Int32Array(hashed);
+  for (let j = 0; j < hashed; j++) at[j] = (order[j] as number) % INDEX_BITS;
+  for (let j = 0; j < hashed; ) {
+    const part = Math.floor((order[j] as number) / INDEX_BITS);
+    let end = j + 1;
+    while (end < hashed && Math.floor((order[end] as number) / INDEX_BITS) === part) end++;
+    if (end - j > 1) sortIndexRun(names, at, j, end);
+    j = end;
+  }
+  sortRange(otherNames, items === null ? null : otherItems, 0, otherNames.length, 0);
+  mergeInto(names, items, at, otherNames, otherItems);
+  return true;
+}
+
+/** Insertion sort of `at[lo, hi)` by the names the indexes point at (a tie run: a few at most). */
+function sortIndexRun(names: readonly string[], at: Int32Array, lo: number, hi: number): void {
+  for (let i = lo + 1; i < hi; i++) {
+    const v = at[i] as number;
+    const name = names[v] as string;
+    let j = i - 1;
+    while (j >= lo && name < (names[at[j] as number] as string)) {
+      at[j + 1] = at[j] as number;
+      j--;
+    }
+    at[j + 1] = v;
+  }
+}
+
+/**
+ * Writes into `names` (and `items`) the merge of the hashed names, in the order `at` gives by
+ * index, and the other names, sorted.
+ */
+function mergeInto(
+  names: string[],
+  items: unknown[] | null,
+  at: Int32Array,
+  otherNames: readonly string[],
+  otherItems: readonly unknown[],
+): void {
+  const hashedNames = new Array<string>(at.length);
+  const hashedItems = items === null ? null : new Array<unknown>(at.length);
+  for (let j = 0; j < at.length; j++) {
+    const i = at[j] as number;
+    hashedNames[j] = names[i] as string;
+    if (hashedItems !== null && items !== null) hashedItems[j] = items[i];
+  }
+  // The other names are few (fixed and foreign chains): each finds its place among the hashed
+  // ones by binary search, and the hashed ones are copied between without comparing them.
+  let a = 0;
+  let out = 0;
+  for (let b = 0; b < otherNames.length; b++) {
+    const other = otherNames[b] as string;
+    // The first hashed name after `other` (equal names cannot be in both lists).
+    let lo = a;
+    let hi = hashedNames.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((hashedNames[mid] as string) < other) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; a < lo; a++, out++) {
+      names[out] = hashedNames[a] as string;
+      if (items !== null && hashedItems !== null) items[out] = hashedItems[a];
+    }
+    names[out] = other;
+    if (items !== null) items[out] = otherItems[b];
+    out++;
+  }
+  for (; a < hashedNames.length; a++, out++) {
+    names[out] = hashedNames[a] as string;
+    if (items !== null && hashedItems !== null) items[out] = hashedItems[a];
   }
 }
