@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { runDiff } from "../src/cli/diff.js";
 import {
@@ -15,8 +16,9 @@ import {
   kubeProxyChainsOf,
   summarizeDiff,
 } from "../src/diff/index.js";
-import { parseRulesOrThrow } from "../src/format/parse.js";
+import { parseRules, parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
+import { tokenizeLine, tokenizesTo } from "../src/format/tokenize.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
 import { canonicalizeRule, formatCanonicalRule } from "../src/ir/canonical.js";
 import { applyRestore } from "../src/ir/state.js";
@@ -374,5 +376,68 @@ describe("canonicalKey", () => {
           }
     }
     expect(rules).toBeGreaterThan(10_000);
+  });
+
+  // diffRules takes a chain as unchanged when OLD's rules read as NEW's keys (tokenizesTo): sound
+  // only if a canonical key, read back, has itself as key.
+  it("is a fixed point: a key read back as a rule has that key", () => {
+    let checked = 0;
+    const check = (rule: Rule, family: IPFamily) => {
+      const key = canonicalKey(rule, family);
+      if (!key.startsWith("-A ")) return;
+      const args = tokenizeLine(key, 3, key.length, false);
+      expect(tokenizesTo(key, 3, key.length, args), key).toBe(true);
+      expect(canonicalKey({ kind: "rule", op: "-A", chain: rule.chain, args }, family), key).toBe(key);
+      checked++;
+    };
+    for (const { path } of listVectors("iptables-save")) {
+      const v = readJson<{ family: "ipv4" | "ipv6"; backend: string; input?: string; save?: string }>(path);
+      const family: IPFamily = v.family === "ipv4" ? "IPv4" : "IPv6";
+      if (v.backend !== "nft") continue;
+      for (const text of [v.input, v.save]) {
+        if (text === undefined) continue;
+        const parsed = parseRules(text, { family });
+        if (parsed.problems.length > 0) continue;
+        for (const t of parsed.ruleSet.tables)
+          for (const e of t.entries) if (e.kind === "rule" && e.args.length > 0) check(e, family);
+      }
+    }
+    for (let seed = 1; seed <= 40; seed++) {
+      const state = stateOf(randomCluster(seed));
+      for (const t of state.tables) for (const e of t.entries) if (e.kind === "rule") check(e, state.family);
+    }
+    expect(checked).toBeGreaterThan(5_000);
+  });
+});
+
+describe("tokenizesTo", () => {
+  const text = fc
+    .array(fc.constantFrom("a", "b", "-", " ", " ", "\t", '"', "\\", "'", "é", "\ud83d", "\ude00", "x y"), {
+      maxLength: 30,
+    })
+    .map((c) => c.join(""));
+  it("answers whether tokenizeLine gives exactly these arguments", () => {
+    fc.assert(
+      fc.property(
+        text,
+        fc.nat(),
+        fc.constantFrom("same", "drop", "add", "change", "cut", "grow"),
+        (line, at, how) => {
+          const args = tokenizeLine(line, 0, line.length, false);
+          expect(tokenizesTo(line, 0, line.length, args)).toBe(true);
+          const other = args.slice();
+          const i = args.length === 0 ? 0 : at % args.length;
+          if (how === "drop") other.splice(i, 1);
+          if (how === "add") other.splice(i, 0, "a");
+          if (how === "change" && other.length > 0)
+            other[i] = `${other[i]}`.replace(/^./, (c) => (c === "a" ? "b" : "a"));
+          if (how === "cut" && other.length > 0) other[i] = `${other[i]}`.slice(0, -1);
+          if (how === "grow" && other.length > 0) other[i] = `${other[i]}a`;
+          const same = other.length === args.length && other.every((x, j) => x === args[j]);
+          expect(tokenizesTo(line, 0, line.length, other), JSON.stringify([line, other])).toBe(same);
+        },
+      ),
+      { seed: 20261123, numRuns: 5000 },
+    );
   });
 });

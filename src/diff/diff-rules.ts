@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+import { tokenizesTo } from "../format/tokenize.js";
 import { isServiceChain } from "../generate/rules.js";
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import { quickSaveLine } from "../ir/save-quick.js";
@@ -186,11 +188,33 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * Whether each rule of `rules` is the one its key in `keys` was printed from, read back: a rule
+ * read from a line equal to its canonical form has that form as its key (canonical text is a
+ * fixed point of reading and printing). Parsing a node's dump gives exactly such rules, so a
+ * chain that did not change is recognized without printing its rules again.
+ */
+function spelledBy(keys: readonly string[], rules: readonly Rule[]): boolean {
+  if (keys.length !== rules.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    // Keys are `-A ` + the empty chain + ` ` + the arguments (or NUL and argv: never spelled).
+    if (!key.startsWith(KEY_HEAD) || !tokenizesTo(key, KEY_HEAD.length, key.length, (rules[i] as Rule).args))
+      return false;
+  }
+  return true;
+}
+
+const KEY_HEAD = "-A ";
+
 function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamily): ChainDiff | null {
-  const old = listOf(a.rules, family);
   const next = listOf(b.rules, family);
   const policy = a.policy !== b.policy ? { old: a.policy, new: b.policy } : undefined;
-  // Most chains of two states of one node are equal: no edit script for them.
+  // Most chains of two states of one node are equal: no edit script for them, and when OLD's
+  // rules read as NEW's keys spell them (a node's dump against what it should hold), not even
+  // OLD's keys.
+  if (policy === undefined && spelledBy(next.keys, a.rules)) return null;
+  const old = listOf(a.rules, family);
   if (policy === undefined && sameKeys(old.keys, next.keys)) return null;
   const kept = commonSubsequence(old.keys, next.keys);
   if (kept.length === old.keys.length && kept.length === next.keys.length && policy === undefined)

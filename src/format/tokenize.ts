@@ -116,6 +116,59 @@ export function tokenizeLine(
 }
 
 /**
+ * Whether {@link tokenizeLine}`(text, start, end, false)` would return exactly `args`, found
+ * without building a single argument: the same walk, comparing code units as it goes. A diff
+ * uses it to see that a rule is spelled by a line it already printed.
+ *
+ * @example
+ * tokenizesTo('-d 10.0.0.1/32 --comment "a b"', 0, 30, ["-d", "10.0.0.1/32", "--comment", "a b"]) // true
+ */
+export function tokenizesTo(text: string, start: number, end: number, args: readonly string[]): boolean {
+  let k = 0;
+  let i = start;
+  while (i < end) {
+    let c = text.charCodeAt(i);
+    if (isBlank(c)) {
+      i++;
+      continue;
+    }
+    if (k >= args.length) return false;
+    const arg = args[k++] as string;
+    let j = 0;
+    // The unquoted run.
+    while (i < end && !isBlank(c) && c !== 34) {
+      if (arg.charCodeAt(j) !== c) return false; // NaN past the argument's end
+      j++;
+      c = text.charCodeAt(++i);
+    }
+    if (i < end && c === 34) {
+      // A quote: its section ends the argument. A backslash takes the next code unit as it is;
+      // a trailing one (no newline here) adds nothing.
+      i++;
+      while (i < end) {
+        c = text.charCodeAt(i);
+        if (c === 92) {
+          if (i + 1 >= end) {
+            i++;
+            break;
+          }
+          c = text.charCodeAt(i + 1);
+          i++;
+        } else if (c === 34) {
+          i++;
+          break;
+        }
+        if (arg.charCodeAt(j) !== c) return false;
+        j++;
+        i++;
+      }
+    }
+    if (j !== arg.length) return false;
+  }
+  return k === args.length;
+}
+
+/**
  * The option letters and marks a rule line is full of (`-j`, `-m`, `!` …) as constants: no
  * slice, no cache lookup, and later comparisons with the same literals are pointer checks.
  */
