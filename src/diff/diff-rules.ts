@@ -188,6 +188,9 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** How every key of a rule begins: `-A `, the empty chain, and the space before the arguments. */
+const KEY_HEAD = "-A ";
+
 /**
  * Whether each rule of `rules` is the one its key in `keys` was printed from, read back: a rule
  * read from a line equal to its canonical form has that form as its key (canonical text is a
@@ -198,14 +201,12 @@ function spelledBy(keys: readonly string[], rules: readonly Rule[]): boolean {
   if (keys.length !== rules.length) return false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    // Keys are `-A ` + the empty chain + ` ` + the arguments (or NUL and argv: never spelled).
+    // (A key that is NUL and argv, for a rule that cannot be canonicalized, is never spelled.)
     if (!key.startsWith(KEY_HEAD) || !tokenizesTo(key, KEY_HEAD.length, key.length, (rules[i] as Rule).args))
       return false;
   }
   return true;
 }
-
-const KEY_HEAD = "-A ";
 
 function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamily): ChainDiff | null {
   const next = listOf(b.rules, family);
@@ -271,7 +272,6 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
     const chainsRemoved: string[] = [];
     for (const [chain, view] of b) {
       const before = a.get(chain);
-      if (before !== undefined) before.matched = true;
       if (before === undefined) {
         chainsAdded.push(chain);
         const list = listOf(view.rules, family);
@@ -286,6 +286,7 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
         });
         continue;
       }
+      before.matched = true;
       const d = compareChain(chain, before, view, family);
       if (d !== null) chains.push(d);
     }
