@@ -1,8 +1,9 @@
 // `kube-iptables diff OLD NEW`: what changes between two rule states, as a summary or as the
 // iptables-restore --noflush delta. Each side is a cluster file or a directory of them (rules
-// generated as on an empty kernel) or rules text: iptables-save output, or iptables-restore input applied to an empty
-// kernel. With rules text on either side only kube-proxy's own chains are compared, so that a
-// node's dump (Docker, CNI and kubelet chains included) answers "what would kube-proxy change".
+// generated as on an empty kernel) or rules text: iptables-save output, or iptables-restore
+// input applied to an empty kernel. With rules text on either side only kube-proxy's own chains
+// are compared, so that a node's dump (Docker, CNI and kubelet chains included) answers "what
+// would kube-proxy change".
 import { parseArgs } from "node:util";
 import { diffRules, formatDelta, isKubeProxyChain, kubeProxyChainsOf, summarizeDiff } from "../diff/index.js";
 import { formatProblem, type Problem } from "../errors.js";
