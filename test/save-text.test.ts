@@ -411,21 +411,25 @@ describe("sortChainNames", () => {
     );
   });
 
-  // Hundreds of hashed names (prefix + 16 base32 characters) take the numeric-key sort: names that
-  // tie on their first six hash characters, near misses (15 or 17 characters, lower case, `0`,
-  // `1`, `8`, other prefixes), fixed chains and duplicates mixed in.
+  // Hundreds of hashed names (any prefix + 16 base32 characters) take the numeric-key sort: names
+  // that tie on their first six hash characters, near misses (15 or 17 characters, lower case,
+  // `0`, `1`, `8`, other prefixes), fixed chains and duplicates mixed in; kube-proxy's prefixes
+  // alone (ranked in whatever order they first appear), more than eight prefixes, and prefixes
+  // that begin others (which must not be sorted by prefix).
   const base32 = fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".split(""));
   const hashPart = (length: number) => fc.array(base32, { minLength: length, maxLength: length });
   const prefix = fc.constantFrom("KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-", "KUBE-SVC-", "KUBE-SVL-", "KUBE-XLB-");
-  const hashedName = fc
-    .tuple(
-      prefix,
-      fc.boolean(),
-      fc.constantFrom("AAAAAA", "AAAAA2", "ZZZZZZ", "777777"),
-      hashPart(6),
-      hashPart(10),
-    )
-    .map(([p, tie, head, random, tail]) => `${p}${tie ? head : random.join("")}${tail.join("")}`);
+  const hashedWith = (prefixes: fc.Arbitrary<string>) =>
+    fc
+      .tuple(
+        prefixes,
+        fc.boolean(),
+        fc.constantFrom("AAAAAA", "AAAAA2", "ZZZZZZ", "777777"),
+        hashPart(6),
+        hashPart(10),
+      )
+      .map(([p, tie, head, random, tail]) => `${p}${tie ? head : random.join("")}${tail.join("")}`);
+  const hashedName = hashedWith(prefix);
   const nearMiss = fc.oneof(
     fc.tuple(prefix, hashPart(15)).map(([p, h]) => `${p}${h.join("")}`),
     fc.tuple(prefix, hashPart(17)).map(([p, h]) => `${p}${h.join("")}`),
@@ -437,12 +441,25 @@ describe("sortChainNames", () => {
       .map(([p, h]) => `${p}${h.join("")}`),
     fc.constantFrom("KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-MARK-MASQ", "KUBE-POSTROUTING", "DOCKER", ""),
   );
-  const manyHashed = fc.array(
-    fc.oneof({ weight: 8, arbitrary: hashedName }, { weight: 2, arbitrary: nearMiss }),
-    {
-      minLength: 250,
-      maxLength: 1200,
-    },
+  const fixed = fc.constantFrom("KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-MARK-MASQ", "KUBE-POSTROUTING", "");
+  const notHashed = fc.oneof(
+    fixed,
+    fc.tuple(prefix, hashPart(14)).map(([p, h]) => `${p}${h.join("")}`),
+    fc
+      .tuple(prefix, hashPart(15), fc.constantFrom("a", "0", "1", "8", "-", "é"))
+      .map(([p, h, c]) => `${p}${h.join("")}${c}`),
+  );
+  const hundreds = { minLength: 250, maxLength: 1200 };
+  const manyHashed = fc.oneof(
+    fc.array(fc.oneof({ weight: 8, arbitrary: hashedName }, { weight: 2, arbitrary: nearMiss }), hundreds),
+    fc.array(fc.oneof({ weight: 9, arbitrary: hashedName }, { weight: 1, arbitrary: notHashed }), hundreds),
+    fc.array(
+      fc.oneof(
+        { weight: 8, arbitrary: hashedWith(fc.constantFrom("KUBE-SEP-", "KUBE-", "KUBE-SEP-X", "Z", "")) },
+        { weight: 1, arbitrary: notHashed },
+      ),
+      hundreds,
+    ),
   );
 
   test("sorts hundreds of hashed chain names by number as compareChainNames does", () => {

@@ -139,23 +139,14 @@ function sortRange(names: string[], items: unknown[] | null, lo: number, hi: num
   }
 }
 
-/**
- * The prefixes of kube-proxy's hashed chain names, in sort order. None is a prefix of another,
- * so two names with different prefixes sort as their prefixes do.
- */
-const HASH_PREFIXES: readonly string[] = [
-  "KUBE-EXT-",
-  "KUBE-FW-",
-  "KUBE-SEP-",
-  "KUBE-SVC-",
-  "KUBE-SVL-",
-  "KUBE-XLB-",
-];
-/** The length of a name's hash part (16 base32 characters). */
+/** The length of a hashed name's tail (kube-proxy's 16 base32 characters of a SHA-256). */
 const HASH_LENGTH = 16;
-/** How many hash characters a key holds: 6 × 5 bits, beside 3 bits of prefix and 20 of index. */
+/** How many tail characters a key holds: 6 × 5 bits, beside 3 bits of prefix and 20 of index. */
 const KEY_CHARS = 6;
+/** At most this many distinct prefixes get a rank (3 bits); names with others sort as the rest. */
+const MAX_PREFIXES = 8;
 const INDEX_BITS = 2 ** 20;
+const PREFIX_BITS = 2 ** 30 * INDEX_BITS;
 /** Below this many hashed names the radix quicksort alone is as fast. */
 const MIN_HASHED = 256;
 
@@ -167,52 +158,60 @@ const BASE32_RANK = (() => {
   return rank;
 })();
 
-/** The rank of `name`'s prefix in {@link HASH_PREFIXES} when it is a hashed chain name, else -1. */
-function hashPrefixRank(name: string): number {
-  for (let p = 0; p < HASH_PREFIXES.length; p++) {
-    const prefix = HASH_PREFIXES[p] as string;
-    if (name.length !== prefix.length + HASH_LENGTH || !name.startsWith(prefix)) continue;
-    for (let i = prefix.length; i < name.length; i++) {
-      const c = name.charCodeAt(i);
-      if (c >= 128 || (BASE32_RANK[c] as number) < 0) return -1;
-    }
-    return p;
+/**
+ * The index in `prefixes` of `name`'s prefix when `name` is a hashed name (any prefix, then 16
+ * base32 characters), adding the prefix while there is room; -1 for any other name.
+ */
+function hashedPrefixIndex(name: string, prefixes: string[]): number {
+  const start = name.length - HASH_LENGTH;
+  if (start < 0) return -1;
+  for (let i = start; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 128 || (BASE32_RANK[c] as number) < 0) return -1;
   }
-  return -1;
+  for (let p = 0; p < prefixes.length; p++) {
+    const prefix = prefixes[p] as string;
+    if (prefix.length === start && name.startsWith(prefix)) return p;
+  }
+  if (prefixes.length === MAX_PREFIXES) return -1;
+  prefixes.push(name.slice(0, start));
+  return prefixes.length - 1;
 }
 
 /**
- * Sorts by numbers where it can: a state's chains are nearly all hashed names
- * (`KUBE-SEP-` + 16 base32 characters), whose order is that of their prefix and then their
- * hash. Each gets a number, exact in a double: prefix rank, its first six hash characters and
- * its index, and a typed array sorts those natively, which costs a fraction of any sort in
- * JavaScript and, above all, needs no JIT warm-up in a fresh process. Names whose six
- * characters tie are ordered by their whole text; the other names (fixed and foreign chains)
- * take the radix quicksort and are merged in.
+ * Sorts by numbers where it can: a state's chains are nearly all hashed names (kube-proxy's
+ * `KUBE-SEP-` and a few other prefixes, then 16 base32 characters), whose order is that of their
+ * prefix and then their tail, as long as no prefix begins another. Each gets a number, exact in a
+ * double: prefix rank, its first six tail characters and its index, and a typed array sorts those
+ * natively, which costs a fraction of any sort in JavaScript and, above all, needs no JIT warm-up
+ * in a fresh process. Names whose six characters tie are ordered by their whole text; the other
+ * names (fixed and foreign chains) take the radix quicksort and are merged in.
  *
- * @returns false, doing nothing, when there are too few hashed names (or too many names) for it.
+ * @returns false, doing nothing, when there are too few hashed names, too many names, or a
+ *   prefix that begins another.
  */
 function sortByHashKeys(names: string[], items: unknown[] | null): boolean {
   const n = names.length;
   if (n < MIN_HASHED || n >= INDEX_BITS) return false;
   const keys = new Float64Array(n);
+  const prefixes: string[] = [];
   let hashed = 0;
   const otherNames: string[] = [];
   const otherItems: unknown[] = [];
   for (let i = 0; i < n; i++) {
     const name = names[i] as string;
-    const rank = hashPrefixRank(name);
-    if (rank < 0) {
+    const prefix = hashedPrefixIndex(name, prefixes);
+    if (prefix < 0) {
       otherNames.push(name);
       if (items !== null) otherItems.push(items[i]);
       continue;
     }
-    const start = (HASH_PREFIXES[rank] as string).length;
-    let key = rank;
+    const start = name.length - HASH_LENGTH;
+    let key = prefix;
     for (let k = 0; k < KEY_CHARS; k++) key = key * 32 + (BASE32_RANK[name.charCodeAt(start + k)] as number);
     keys[hashed++] = key * INDEX_BITS + i;
   }
-  if (hashed < MIN_HASHED) return false;
+  if (hashed < MIN_HASHED || !rankPrefixes(prefixes, keys.subarray(0, hashed))) return false;
   const order = keys.subarray(0, hashed).sort();
   // Index order, hashed names only; runs whose keys tie on the name part are ordered by text.
   const at = new Int32Array(hashed);
@@ -226,6 +225,24 @@ function sortByHashKeys(names: string[], items: unknown[] | null): boolean {
   }
   sortRange(otherNames, items === null ? null : otherItems, 0, otherNames.length, 0);
   mergeInto(names, items, at, otherNames, otherItems);
+  return true;
+}
+
+/**
+ * Replaces each key's prefix number (order of first appearance) by the prefix's rank in sort
+ * order. Returns false when one prefix begins another: names would then not sort by prefix.
+ */
+function rankPrefixes(prefixes: readonly string[], keys: Float64Array): boolean {
+  const sorted = [...prefixes].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // A prefix that begins others sorts right before the first of them.
+  for (let p = 1; p < sorted.length; p++)
+    if ((sorted[p] as string).startsWith(sorted[p - 1] as string)) return false;
+  const shift = prefixes.map((prefix, p) => sorted.indexOf(prefix) - p);
+  if (shift.every((d) => d === 0)) return true;
+  for (let j = 0; j < keys.length; j++) {
+    const key = keys[j] as number;
+    keys[j] = key + (shift[Math.floor(key / PREFIX_BITS)] as number) * PREFIX_BITS;
+  }
   return true;
 }
 
