@@ -6,7 +6,7 @@
  * @module
  */
 
-import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
+import { isMapped, scanIPv4, scanIPv6 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
 import { DECIMAL, IPV4_LENIENT, LEADING_ZERO } from "./patterns.js";
 
@@ -30,10 +30,6 @@ const MAPPED: Examined = {
 
 /** Scratch space for IPv6 groups (the scanners are synchronous, so one buffer is enough). */
 const groups = new Uint16Array(8);
-
-function isMapped(g: Uint16Array): boolean {
-  return g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff;
-}
 
 function examine(text: string): Examined {
   if (!text.includes(":")) {

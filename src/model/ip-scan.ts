@@ -120,3 +120,13 @@ export function scanIPv6(text: string, out: Uint16Array): boolean {
   for (let k = gap; k < 8 - move; k++) out[k] = 0;
   return true;
 }
+
+/**
+ * Whether scanned groups are an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`).
+ *
+ * @example
+ * isMapped(new Uint16Array([0, 0, 0, 0, 0, 0xffff, 0x0a00, 1])) // true
+ */
+export function isMapped(g: Uint16Array): boolean {
+  return g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff;
+}

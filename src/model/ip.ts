@@ -5,7 +5,7 @@
  * @module
  */
 import ipaddr from "ipaddr.js";
-import { scanIPv4, scanIPv6 } from "./ip-scan.js";
+import { isMapped, scanIPv4, scanIPv6 } from "./ip-scan.js";
 import type { IPFamily } from "./types.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -45,10 +45,6 @@ function lenientDottedIPv6(text: string): string | null {
   const v4 = parseIPv4Lenient(text.slice(colon + 1));
   if (v4 === null) return null;
   return scanIPv6(`${text.slice(0, colon + 1)}${v4.toString()}`, groups) ? formatIPv6(groups) : null;
-}
-
-function isMapped(g: Uint16Array): boolean {
-  return g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff;
 }
 
 /** Where the leftmost longest run of two or more zero groups starts, or -1 (RFC 5952). */
