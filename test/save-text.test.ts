@@ -195,6 +195,45 @@ describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
     expect(bothWays(model, 0).runs.length).toBeGreaterThan(0);
     expectSame(model);
   });
+
+  // The writer takes an IPv6 endpoint's address as written only when inet_ntop would print it
+  // so; every other spelling must come out as the general printer makes it.
+  it.each([
+    ["canonical", "fd00:10:244::7"],
+    ["a single zero group, not compressed", "fd00:0:1:2:3:4:5:6"],
+    ["the first of two equal zero runs compressed", "fd00::1:0:0:2"],
+    ["a trailing zero run", "fd00:1::"],
+    ["IPv4-compatible, which inet_ntop dots", "::a00:1"],
+    ["IPv4-compatible with a zero high word", "::1"],
+    ["IPv4-mapped", "::ffff:a00:1"],
+    ["upper case", "FD00::A"],
+    ["leading zeros", "fd00::00a"],
+    ["an uncompressed zero run", "fd00:0:0:0:0:0:0:a"],
+    ["a dotted tail", "fd00::10.0.0.1"],
+  ])("writes an IPv6 endpoint address %s (%s) as the kernel prints it", (_, ip) => {
+    const model = modelFromInput(randomCluster(1, { family: "IPv6" }));
+    const source = model.servicePorts.find((p) => p.endpoints.length > 1) as ServicePort;
+    expect(source).toBeDefined();
+    const port: ServicePort = {
+      ...source,
+      endpoints: source.endpoints.map((e, i) =>
+        i === 0
+          ? { ...e, ip, endpoint: `[${ip}]:${e.port}`, ready: true, serving: true, terminating: false }
+          : e,
+      ),
+    };
+    const edited = { ...model, servicePorts: [port] };
+    const { restore, rest, runs } = bothWays(edited, 0);
+    expect(runs.length).toBeGreaterThan(0);
+    const printed = runs.flatMap((text, r) => (r % 2 === 1 ? linesOf(text) : []));
+    const expected = linesOf(restore.slice(rest.length)).map((line) => {
+      const argv = tokenizeLine(line, 0, line.length, false);
+      return quickSaveLine(argv[1] as string, argv, 2, argv.length, "IPv6");
+    });
+    expect(printed).toEqual(expected);
+    expect(printed.some((line) => line.includes(" -s "))).toBe(true);
+    expectSame(edited);
+  });
 });
 
 /** Every `-A` line of the fixture texts (restore inputs and saves), once each. */

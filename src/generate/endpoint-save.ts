@@ -14,10 +14,12 @@
  * @module
  */
 
-import { isPositive } from "../ir/canonical-quick.js";
+import { isPositive, portAt } from "../ir/canonical-quick.js";
 import { probabilityToStored, probabilityToText } from "../ir/canonical-values.js";
 import { RECENT_MASK_SOURCE, savedAddress, savedComment, savedDestination } from "../ir/save-quick.js";
 import type { IPFamily } from "../ir/types.js";
+import { isCanonicalIPv6 } from "../model/ip.js";
+import { scanIPv6 } from "../model/ip-scan.js";
 import type { Endpoint } from "../model/types.js";
 import { probability } from "../naming/probability.js";
 
@@ -59,6 +61,37 @@ function savedProbability(n: number): string {
     if (n < 1_000_000) savedProbabilities[n] = text;
   }
   return text;
+}
+
+const groups = new Uint16Array(8);
+
+/**
+ * Whether `iptables-save` prints this IPv6 address exactly as written: the model's canonical
+ * text (RFC 5952) is what glibc's `inet_ntop` prints, except for the tails it dots (IPv4-mapped,
+ * which the canonical check already refuses, and IPv4-compatible `::a.b.c.d`). Spares the
+ * general reader a parse and a print of each endpoint's address, twice per endpoint.
+ */
+function printsAsWritten(ip: string): boolean {
+  if (!scanIPv6(ip, groups) || !isCanonicalIPv6(ip, groups)) return false;
+  const g = groups;
+  const compatible = g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0;
+  return !(compatible && g[6] !== 0);
+}
+
+/**
+ * An IPv6 endpoint's `-s` value and DNAT destination as saved, when both print as written
+ * (`ADDR/128` and the endpoint's own `[ADDR]:PORT`); null sends it to the general reader.
+ */
+function plainIPv6(ep: Endpoint): { source: string; destination: string } | null {
+  const { ip, endpoint } = ep;
+  const close = ip.length + 1;
+  const written =
+    endpoint.charCodeAt(0) === 91 /* [ */ &&
+    endpoint.charCodeAt(close) === 93 /* ] */ &&
+    endpoint.charCodeAt(close + 1) === 58 /* : */ &&
+    endpoint.startsWith(ip, 1) &&
+    portAt(endpoint, close + 2, endpoint.length) >= 0;
+  return written && printsAsWritten(ip) ? { source: `${ip}/128`, destination: endpoint } : null;
 }
 
 /** A comment as `-m comment --comment …` prints it. */
@@ -143,8 +176,9 @@ export function appendEndpointSaveRuns(
   for (let i = 0; i < reachable.length; i++) {
     const ep = reachable[i] as Endpoint;
     const sep = sepChains[i] as string;
-    const source = savedAddress(ep.ip, family);
-    const destination = savedDestination(ep.endpoint, family, true);
+    const plain = family === "IPv6" ? plainIPv6(ep) : null;
+    const source = plain?.source ?? savedAddress(ep.ip, family);
+    const destination = plain?.destination ?? savedDestination(ep.endpoint, family, true);
     if (source === null || destination === null || !PLAIN_TEXT.test(ep.endpoint)) return false;
     const recent = seconds === "" ? "" : ` -m recent --set --name ${sep}${recentTail}`;
     line(`-A ${sep} -s ${source}${spnComment} -j KUBE-MARK-MASQ\n`);
