@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import { type Cidr, cidrContains, familyOf, parseCidr } from "../model/ip.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { type ProfileTraits, profileTraits } from "./profiles.js";
 
@@ -76,6 +76,14 @@ function detector(
   }
 }
 
+/**
+ * Whether a node-port CIDR holds some IPv4 loopback address, which keeps localhost node ports on
+ * (§10): it holds 127.0.0.1, or lies inside 127.0.0.0/8 (`127.0.0.2/32` counts too).
+ */
+function overlapsIPv4Loopback(cidr: Cidr): boolean {
+  return cidr.family === "IPv4" && (cidr.network.startsWith("127.") || cidrContains(cidr, "127.0.0.1"));
+}
+
 /** Node addresses that node ports answer on, or `null` for all (§10 of the spec). */
 function resolveNodePortAddresses(
   config: ProxyConfig,
@@ -105,7 +113,7 @@ function resolveNodePortAddresses(
     !legacy &&
     config.localhostNodePorts &&
     family === "IPv4" &&
-    (matchAll || valid.some((c) => c.family === "IPv4" && cidrContains(c, "127.0.0.1")));
+    (matchAll || valid.some(overlapsIPv4Loopback));
   if (matchAll) return { addresses: null, localhost };
   const candidates = [...nodeIPs, loopback];
   const addresses = new Set<string>();
