@@ -73,3 +73,41 @@ describe("nodePortAddresses and localhostNodePorts (§10)", () => {
     expect(text).not.toContain("KUBE-FIREWALL");
   });
 });
+
+describe("node addresses (§10)", () => {
+  // kube-proxy holds node addresses as parsed IPs: the per-address node-port jumps print them in
+  // canonical form, once each, sorted by that text, whatever spelling the config uses.
+  it("prints IPv6 node IPs canonically and once each", () => {
+    const text = generateRestoreText(
+      modelFromInput(
+        nodePortCluster({
+          ipFamily: "IPv6",
+          nodeIPs: ["FD00:2::0003", "fd00:1:0::2", "fd00:1::2"],
+          detectLocal: { mode: "None" },
+          nodePortAddresses: ["fd00::/16"],
+        }),
+      ),
+    );
+    const jumps = text.split("\n").filter((line) => line.endsWith("-j KUBE-NODEPORTS"));
+    expect(jumps.map((line) => line.split(" -d ")[1])).toEqual([
+      "fd00:1::2 -j KUBE-NODEPORTS",
+      "fd00:2::3 -j KUBE-NODEPORTS",
+    ]);
+  });
+
+  it("resolves primary to the canonical first node IP of the family", () => {
+    const text = generateRestoreText(
+      modelFromInput(
+        nodePortCluster({
+          ipFamily: "IPv6",
+          nodeIPs: ["192.168.0.2", "fd00:1:0:0::2"],
+          detectLocal: { mode: "None" },
+          nodePortAddresses: ["primary"],
+        }),
+      ),
+    );
+    expect(text).toContain(
+      '"kubernetes service nodeports; NOTE: this must be the last rule in this chain" -d fd00:1::2 -j',
+    );
+  });
+});

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Cidr, cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../model/ip.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { type ProfileTraits, profileTraits } from "./profiles.js";
 
@@ -84,9 +84,23 @@ function overlapsIPv4Loopback(cidr: Cidr): boolean {
   return cidr.family === "IPv4" && (cidr.network.startsWith("127.") || cidrContains(cidr, "127.0.0.1"));
 }
 
+/**
+ * The node's addresses of one family, in order and canonical: kube-proxy holds them as parsed
+ * IPs, so `FD00:1:0::2` is printed and matched as `fd00:1::2`.
+ */
+function nodeIPsOf(config: ProxyConfig, family: IPFamily): string[] {
+  const out: string[] = [];
+  for (const text of config.nodeIPs) {
+    const ip = canonicalIP(text);
+    if (ip !== null && familyOf(ip) === family) out.push(ip);
+  }
+  return out;
+}
+
 /** Node addresses that node ports answer on, or `null` for all (§10 of the spec). */
 function resolveNodePortAddresses(
   config: ProxyConfig,
+  nodeIPs: readonly string[],
   family: IPFamily,
   traits: ProfileTraits,
 ): {
@@ -94,7 +108,6 @@ function resolveNodePortAddresses(
   localhost: boolean;
 } {
   const cidrs = [];
-  const nodeIPs = config.nodeIPs.filter((ip) => familyOf(ip) === family);
   for (const entry of config.nodePortAddresses) {
     if (entry === "primary") {
       const primary = nodeIPs[0];
@@ -143,7 +156,8 @@ export function createContext(
   let totalEndpoints = 0;
   for (const port of model.servicePorts) totalEndpoints += port.endpoints.length;
   const detect = detector(config, family, traits);
-  const nodePorts = resolveNodePortAddresses(config, family, traits);
+  const nodeIPs = nodeIPsOf(config, family);
+  const nodePorts = resolveNodePortAddresses(config, nodeIPs, family, traits);
   return {
     config,
     family,
@@ -154,6 +168,6 @@ export function createContext(
     largeClusterMode: totalEndpoints > LARGE_CLUSTER_ENDPOINTS,
     localhostNodePorts: nodePorts.localhost,
     nodePortAddresses: nodePorts.addresses,
-    primaryNodeIP: config.nodeIPs.find((ip) => familyOf(ip) === family) ?? null,
+    primaryNodeIP: nodeIPs[0] ?? null,
   };
 }
