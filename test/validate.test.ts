@@ -733,3 +733,47 @@ describe("the conformance vectors are accepted (they are API-server-accepted inp
     expect(errors).toEqual([]);
   });
 });
+
+// The API server defaults and normalizes fields before anyone reads them: kube-proxy never sees a
+// slice port without a name, or a Service whose clusterIPs is empty while clusterIP is set. What
+// the validator accepts as such input, the model must read as the API server would have stored
+// it, and what it cannot store must be reported rather than silently make no rules.
+describe("fields the API server defaults: the validator and the model agree", () => {
+  const endpointsOf = (input: unknown) =>
+    prepareCluster(input as never).model?.servicePorts.map((sp) => sp.endpoints.map((e) => e.endpoint));
+
+  test.each([
+    ["absent", { port: 8080, protocol: "TCP" }],
+    ["null", { name: null, port: 8080, protocol: "TCP" }],
+  ])('a slice port whose name is %s is the unnamed port (the API defaults it to "")', (_, port) => {
+    const input = {
+      services: [service({ ports: [{ port: 80 }] })],
+      endpointSlices: [slice({ ports: [port] })],
+    };
+    expect(problems(input)).toEqual([]);
+    expect(endpointsOf(input)).toEqual([["10.244.1.1:8080"]]);
+  });
+
+  test.each([
+    ["[]", []],
+    ["null", null],
+  ])(
+    "clusterIPs %s beside clusterIP and ipFamilies is [clusterIP] (the API fills it in)",
+    (_, clusterIPs) => {
+      const input = { services: [service({ clusterIPs, ipFamilies: ["IPv4"] })], endpointSlices: [slice()] };
+      expect(problems(input)).toEqual([]);
+      expect(endpointsOf(input)).toEqual([["10.244.1.1:8080"]]);
+    },
+  );
+
+  test.each([
+    ["absent", { clusterIPs: ["10.96.0.10"], ipFamilies: ["IPv4"] }],
+    ["empty", { clusterIP: "", clusterIPs: ["10.96.0.10"], ipFamilies: ["IPv4"] }],
+  ])("clusterIPs without clusterIP (%s) is refused, not silently headless", (_, spec) => {
+    const { clusterIP: _omit, ...rest } = service().spec as Json;
+    const input = { services: [{ ...service(), spec: { ...rest, ...spec } }] };
+    expect(problems(input)).toEqual([
+      "error INVALID_VALUE services[0].spec.clusterIPs: must be empty when clusterIP is not set",
+    ]);
+  });
+});

@@ -161,10 +161,11 @@ export function addSliceEndpoints(
   if (slice.addressType !== family) return;
   const endpoints = slice.endpoints ?? NO_ENDPOINTS;
   for (const port of slice.ports ?? []) {
-    if (port.name === undefined || port.name === null) continue;
     const number = port.port;
     if (number === undefined || number === null || number === 0) continue;
-    const key = portKey(port.name, port.protocol ?? "TCP");
+    // kube-proxy skips a port with a nil name, but the API server defaults the name to "" (as it
+    // does the protocol to TCP), so a port written without one is the unnamed port.
+    const key = portKey(port.name ?? "", port.protocol ?? "TCP");
     let list = byPort.get(key);
     if (list === undefined) {
       list = [];

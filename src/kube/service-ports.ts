@@ -58,7 +58,10 @@ export function clusterIPOf(service: Service, family: IPFamily): string | null {
     const ip = spec.clusterIP === undefined ? null : canonicalIP(spec.clusterIP);
     return ip !== null && familyOf(ip) === family ? ip : null;
   }
-  const ips = spec.clusterIPs ?? (spec.clusterIP === undefined ? [] : [spec.clusterIP]);
+  // An empty clusterIPs beside a clusterIP is filled in from it by the API server (as the
+  // validator reads it too).
+  const listed = spec.clusterIPs ?? [];
+  const ips = listed.length > 0 ? listed : [spec.clusterIP ?? ""];
   for (let i = 0; i < families.length; i++) {
     if (families[i] !== family) continue;
     const text = ips[i];

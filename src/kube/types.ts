@@ -99,7 +99,7 @@ export interface EndpointSliceEndpoint {
 
 /** A port of an EndpointSlice. */
 export interface EndpointSlicePort {
-  /** Name; must equal the Service port's name (`""` for an unnamed one). */
+  /** Name; must equal the Service port's name (`""` for an unnamed one, and the default). */
   readonly name?: string | null;
   /** Protocol; default `TCP`. */
   readonly protocol?: "TCP" | "UDP" | "SCTP";

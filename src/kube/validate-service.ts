@@ -285,7 +285,10 @@ function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | und
         `${show(ips[1])} is ${a} like clusterIPs[0]; a dual-stack Service has one cluster IP per family`,
       );
     r.leave();
-    if (single !== undefined && single !== "" && single !== list[0]) {
+    if (single === undefined || single === "") {
+      // The API server refuses this; kube-proxy would read the Service as headless.
+      r.error("INVALID_VALUE", "clusterIPs", "must be empty when clusterIP is not set");
+    } else if (single !== list[0]) {
       r.error(
         "INVALID_VALUE",
         "clusterIP",
