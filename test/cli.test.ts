@@ -121,10 +121,18 @@ describe("kube-iptables generate", () => {
     expect(stderrLines(r)).toEqual(lines);
   });
 
-  test("malformed JSON: exit 2, the parser's message", () => {
+  test("malformed JSON: exit 2, line and column", () => {
     const r = runCli(["generate", file("bad.json", '{"services": [')]);
     expectInputError(r);
-    expect(r.stderr).toMatch(/^the input is not valid JSON: /);
+    expect(stderrLines(r)).toEqual(["1:15: the input is not valid JSON: the input ends inside an array"]);
+  });
+
+  test("malformed JSON in the second of two files and of two documents: the file, line and column", () => {
+    const good = file("good.json", '{"kind": "List", "items": []}\n');
+    const bad = file("stream.json", '{"kind": "List", "items": []}\n{"kind": "List",\n "items": [,]}\n');
+    const r = runCli(["generate", good, bad]);
+    expectInputError(r);
+    expect(stderrLines(r)).toEqual([`${bad}:3:12: the input is not valid JSON: unexpected ","`]);
   });
 
   test("malformed YAML: exit 2, line and column", () => {

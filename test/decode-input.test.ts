@@ -1,6 +1,8 @@
 // Input bytes → text: the encodings people's files come in, and bytes that are no text.
+import fc from "fast-check";
 import { describe, expect, test, vi } from "vitest";
 import { decodeInput } from "../src/cli/decode-input.js";
+import { jsonSyntaxError } from "../src/kube/json-syntax.js";
 import { splitJsonValues } from "../src/kube/json-values.js";
 import { readClusterText } from "../src/kube/read-input.js";
 
@@ -136,5 +138,92 @@ describe("splitJsonValues", () => {
     const broken = readClusterText(`${JSON.stringify(services)}\n{"kind": "List", "items": [}`);
     expect(broken.input).toBeNull();
     expect(broken.problems[0]?.message).toMatch(/^the input is not valid JSON: /);
+  });
+});
+
+// kubectl's JSON runs to megabytes: a syntax error must say where, as YAML's do, and V8's message
+// gives at most an offset (none at all for "Unexpected token"), or, for a stream of documents, an
+// offset at the start of the second one ("non-whitespace character after JSON").
+describe("JSON syntax errors: line and column", () => {
+  const where = (text: string) =>
+    readClusterText(text).problems.map((p) => `${p.line}:${p.column}: ${p.message}`);
+
+  test.each([
+    [
+      "a comma before a closing brace",
+      '{\n  "kind": "List",\n  "items": [\n    {"kind": "Service",}\n  ]\n}\n',
+      '4:24: the input is not valid JSON: expected a property name in double quotes, found "}"',
+    ],
+    [
+      "a file cut short",
+      '{\r\n  "kind": "List",\r\n  "items": [\r\n',
+      "4:1: the input is not valid JSON: the input ends inside an array",
+    ],
+    [
+      "a misspelt literal",
+      '{"items": [], "x": tru}',
+      'the input is not valid JSON: unexpected "}" in a literal',
+    ],
+    [
+      "the second document of a stream",
+      '{"kind": "List", "items": []}\n{"kind": "List", "items": [}\n',
+      '2:28: the input is not valid JSON: unexpected "}"',
+    ],
+    [
+      "a NUL byte after the value",
+      '{"kind": "List", "items": []}\u0000',
+      '1:30: the input is not valid JSON: unexpected "\\u0000" after a JSON value',
+    ],
+    [
+      "a raw line break in a string",
+      '{"kind": "Li\nst"}',
+      '1:13: the input is not valid JSON: a control character ("\\n") in a string',
+    ],
+  ])("%s", (_, text, message) => {
+    const [problem] = where(text);
+    expect(problem).toMatch(/^\d+:\d+: /);
+    expect(problem?.endsWith(message)).toBe(true);
+    expect(readClusterText(text).input).toBeNull();
+  });
+
+  test("the column counts from the line's start, after a byte order mark", () => {
+    expect(where('\ufeff[\n  {"a": 1,, "b": 2}\n]')).toEqual([
+      '2:11: the input is not valid JSON: expected a property name in double quotes, found ","',
+    ]);
+  });
+
+  test("nesting deeper than any stack is still only a syntax error", () => {
+    const deep = `${"[".repeat(500_000)}}`;
+    expect(where(deep)).toEqual(['1:500001: the input is not valid JSON: unexpected "}"']);
+  });
+});
+
+describe("jsonSyntaxError", () => {
+  test("finds an error exactly when JSON.parse does, at the offset V8 names when it names one", () => {
+    const noise = fc.constantFrom(...'{}[],:"\\-01.etn \n\u0000x');
+    const value = fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()));
+    fc.assert(
+      fc.property(value, fc.nat(), noise, fc.boolean(), (v, at, ch, drop) => {
+        const good = JSON.stringify(v, null, at % 3);
+        const k = at % (good.length + 1);
+        const text = good.slice(0, k) + (drop ? "" : ch) + good.slice(drop ? k + 1 : k);
+        if (!/^\s*[[{]/.test(text)) return;
+        const found = jsonSyntaxError(text);
+        let message: string | undefined;
+        try {
+          JSON.parse(text);
+        } catch (e) {
+          message = (e as Error).message;
+        }
+        if (message === undefined) expect(found).toBeNull();
+        // Two values one after another are a stream to the scanner, an error to JSON.parse.
+        else if (found === null) expect(message).toMatch(/after JSON/);
+        else {
+          const offset = /at position (\d+)/.exec(message)?.[1];
+          if (offset !== undefined && !/after JSON/.test(message)) expect(found.offset).toBe(Number(offset));
+        }
+      }),
+      { numRuns: 3000, seed: 20240101 },
+    );
   });
 });

@@ -9,6 +9,7 @@
  */
 
 import { type Problem, problem } from "../errors.js";
+import { jsonSyntaxError } from "./json-syntax.js";
 import { splitJsonValues } from "./json-values.js";
 import {
   isKubernetesKind,
@@ -98,9 +99,31 @@ export function readClusterJson(source: string): ReadResult | null {
     // Several JSON documents one after another are read as a stream of documents.
     const documents = parseJsonValues(text);
     if (documents !== null) return readDocuments(documents);
-    return unreadable(`the input is not valid JSON: ${(e as Error).message}`);
+    return jsonProblem(text, e as Error);
   }
   return readClusterValue(value);
+}
+
+/**
+ * The unreadable-JSON result: where the text first breaks, by line and column as YAML's errors
+ * are (JSON.parse's own message has at most an offset, and for a stream of documents one that
+ * points at the second document's start).
+ */
+function jsonProblem(text: string, parseError: Error): ReadResult {
+  const found = jsonSyntaxError(text);
+  if (found === null) return unreadable(`the input is not valid JSON: ${parseError.message}`);
+  return unreadable(`the input is not valid JSON: ${found.reason}`, linePosition(text, found.offset));
+}
+
+/** The 1-based line and column of `offset` in `text`. */
+function linePosition(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, col: offset - lineStart + 1 };
 }
 
 /** The text without a leading byte order mark (files saved on Windows): not part of the JSON or YAML. */
