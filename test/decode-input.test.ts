@@ -73,6 +73,13 @@ describe("readClusterText", () => {
     }
   });
 
+  test("a YAML syntax error gives its line and column once, not again inside the message", () => {
+    const read = readClusterText("kind: List\nitems:\n  - a: b\n   c: d\n");
+    expect(read.problems.map((p) => `${p.line}:${p.column}: ${p.message}`)).toEqual([
+      "4:1: the input is not valid YAML: Sequence item without - indicator",
+    ]);
+  });
+
   test("YAML merge keys (`<<: *anchor`) merge, as kubectl reads them", () => {
     const text = [
       "defaults: &web",

@@ -67,7 +67,9 @@ export function readClusterYaml(source: string): ReadResult {
   const list = Array.isArray(docs) ? docs : [docs];
   const error = list.flatMap((d) => d.errors)[0];
   if (error !== undefined) {
-    return yamlProblem(error.message.split("\n")[0] ?? "unknown error", error.linePos?.[0]);
+    // The first line of yaml's message, without the place it appends: the problem carries that.
+    const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    return yamlProblem(message || "unknown error", error.linePos?.[0]);
   }
   const collectionKey = list.map(firstCollectionKey).find((offset) => offset !== undefined);
   if (collectionKey !== undefined) {
