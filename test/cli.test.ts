@@ -334,6 +334,29 @@ describe("kube-iptables generate", () => {
     expect(r.stderr).toMatch(/broken\.save: .*3/);
     expectUsageError(runCli(["generate", example, "--family", "both", "--current", broken]), /--current/);
   });
+
+  test("a rules file with many problems gives its first twenty and a count of the rest", () => {
+    const example = join(ROOT, "examples", "cluster.yaml");
+    const bad = (n: number): string =>
+      `*nat\n:KUBE-X - [0:0]\n${"-A KUBE-X -p tcp --dport 99999 -j DROP\n".repeat(n)}COMMIT\n`;
+    const notRules = file("not-rules.txt", bad(30));
+    const counted = (r: CliResult): void => {
+      expectInputError(r);
+      const lines = stderrLines(r);
+      expect(lines).toHaveLength(21);
+      for (const line of lines.slice(0, 20)) expect(line).toMatch(/^.*not-rules\.txt: \d+:\d+: /);
+      expect(lines[0]).toMatch(/not-rules\.txt: 3:\d+: invalid port/);
+      expect(lines[20]).toMatch(/not-rules\.txt: … and 10 more problems$/);
+    };
+    counted(runCli(["generate", example, "--current", notRules]));
+    counted(runCli(["diff", notRules, example]));
+    counted(runCli(["trace", notRules, "--src", "198.18.0.1", "--dst", "198.18.0.2:80", "--proto", "tcp"]));
+    // Up to twenty, every problem is printed and nothing is counted.
+    const few = file("few.txt", bad(2));
+    const r = runCli(["generate", example, "--current", few]);
+    expectInputError(r);
+    expect(stderrLines(r)).toHaveLength(2);
+  });
 });
 
 describe("kube-iptables generate with several files", () => {

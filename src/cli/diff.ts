@@ -14,7 +14,7 @@ import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
-import { expandInputs, isDirectory, readInput, writeErr, writeOut } from "./io.js";
+import { expandInputs, isDirectory, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -87,13 +87,13 @@ async function readSide(
   }
   const parsed = parseRules(text, family === undefined ? {} : { family });
   if (parsed.problems.length > 0) {
-    for (const p of parsed.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    writeRuleTextProblems(file, parsed.problems);
     return null;
   }
   if (form === "save") return { state: parsed.ruleSet, isRules: true };
   const applied = tryApplyRestore(undefined, parsed.ruleSet, { noflush: false });
   if (applied.problems.length > 0) {
-    for (const p of applied.problems) writeErr(`${file}: ${formatProblem(p)}`);
+    writeRuleTextProblems(file, applied.problems);
     return null;
   }
   return { state: applied.ruleSet, isRules: true };

@@ -8,7 +8,7 @@ import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import { expandInputs, readInput, writeErr, writeOut } from "./io.js";
+import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -42,7 +42,7 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
   if (text === null) return null;
   const { ruleSet, problems } = parseRules(text, { family });
   if (problems.length > 0) {
-    for (const p of problems) writeErr(`${file}: ${formatProblem(p)}`);
+    writeRuleTextProblems(file, problems);
     return null;
   }
   return ruleSet.tables.find((t) => t.name === "nat")?.chains.map((c) => c.name) ?? [];

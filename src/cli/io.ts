@@ -1,6 +1,7 @@
 // File and stream access for the CLI: the only place that reads files or stdin.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { formatProblem, type Problem } from "../errors.js";
 import { decodeInput } from "./decode-input.js";
 
 /**
@@ -33,6 +34,21 @@ export function writeOut(text: string): void {
 /** Writes one line to stderr. */
 export function writeErr(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/** How many problems of one rules text are printed; the rest are counted. */
+export const RULE_TEXT_PROBLEMS_SHOWN = 20;
+
+/**
+ * Prints the problems found in one file of iptables rules, each as `FILE: line:col: message`, at
+ * most {@link RULE_TEXT_PROBLEMS_SHOWN} of them and then how many more there were: text that is
+ * not rules at all (a cluster file given as a dump) would otherwise give a line per line.
+ */
+export function writeRuleTextProblems(file: string, problems: readonly Problem[]): void {
+  const shown = problems.slice(0, RULE_TEXT_PROBLEMS_SHOWN);
+  for (const p of shown) writeErr(`${file}: ${formatProblem(p)}`);
+  const more = problems.length - shown.length;
+  if (more > 0) writeErr(`${file}: … and ${more} more problem${more === 1 ? "" : "s"}`);
 }
 
 /** The files `kubectl apply -f DIR` reads from a directory. */

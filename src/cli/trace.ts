@@ -15,7 +15,7 @@ import {
   traceRules,
   traceToJson,
 } from "../trace/index.js";
-import { expandInputs, readInput, writeErr, writeOut } from "./io.js";
+import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
 import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -93,7 +93,7 @@ async function stateOf(
   const form = detectTextForm(text);
   if (form !== "cluster") {
     const { ruleSet, problems } = parseRules(text, { family });
-    for (const p of problems) writeErr(formatProblem(p));
+    writeRuleTextProblems(files[0] as string, problems);
     if (problems.length > 0) return null;
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
