@@ -1,6 +1,6 @@
 // The built CLI as a user runs it (`npm test` builds dist/ first): exit codes, what goes to
 // stdout and what to stderr, and that the two example inputs describe the same node.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -430,6 +430,24 @@ describe("kube-iptables generate with several files", () => {
     const none = runCli(["generate", empty]);
     expectInputError(none);
     expect(stderrLines(none)).toEqual([`${empty}: no .json, .yaml or .yml files in this directory`]);
+  });
+
+  test("a directory's links to manifests are read (a mounted ConfigMap's files are links); a broken one is named", () => {
+    const target = mkdtempSync(join(dir, "data-"));
+    writeFileSync(join(target, "cluster.yaml"), readFileSync(join(ROOT, "examples", "cluster.yaml")));
+    mkdirSync(join(target, "sub.yaml"));
+    const mounted = mkdtempSync(join(dir, "mounted-"));
+    symlinkSync(join(target, "cluster.yaml"), join(mounted, "cluster.yaml"));
+    // A link to a directory is not a manifest, whatever its name.
+    symlinkSync(join(target, "sub.yaml"), join(mounted, "sub.yaml"));
+    const r = runCli(["generate", mounted]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(reference());
+    const dangling = join(mounted, "zz-gone.yaml");
+    symlinkSync(join(target, "gone.yaml"), dangling);
+    const broken = runCli(["generate", mounted]);
+    expectInputError(broken);
+    expect(stderrLines(broken)).toEqual([`cannot read ${dangling}: ENOENT`]);
   });
 
   test("iptables rules text given as a cluster file is named as such, not read as broken YAML", () => {

@@ -1,5 +1,5 @@
 // File and stream access for the CLI: the only place that reads files or stdin.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblem, type Problem } from "../errors.js";
 import { decodeInput } from "./decode-input.js";
@@ -67,7 +67,7 @@ export function expandInputs(args: readonly string[]): string[] | null {
       continue;
     }
     const inside = readdirSync(arg, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && MANIFEST.test(entry.name))
+      .filter((entry) => MANIFEST.test(entry.name) && isManifestEntry(arg, entry))
       .map((entry) => entry.name)
       .sort();
     if (inside.length === 0) {
@@ -77,6 +77,16 @@ export function expandInputs(args: readonly string[]): string[] | null {
     for (const name of inside) files.push(join(arg, name));
   }
   return files;
+}
+
+/**
+ * Whether a directory entry is read as a manifest: a file, or a symbolic link that is not to a
+ * directory (a mounted ConfigMap's files are links). A broken link is kept, so that reading it
+ * says why it cannot be read instead of leaving it out without a word.
+ */
+function isManifestEntry(dir: string, entry: Dirent): boolean {
+  if (entry.isFile()) return true;
+  return entry.isSymbolicLink() && !isDirectory(join(dir, entry.name));
 }
 
 /** Whether `path` is a directory (false when it cannot be read: `readInput` then says why). */
