@@ -155,6 +155,33 @@ describe("diffRules", () => {
     }
   });
 
+  it("empties the built-in chains of a table NEW lacks, so its user chains can be deleted", () => {
+    // A node's dump holds tables a cluster's state has none of (Cilium's mangle chains). The
+    // delta cannot drop a table under --noflush: it must delete the built-in chains' rules,
+    // or `-X` of the chains they jump to fails (EBUSY) and the whole restore with it.
+    const old = parseRulesOrThrow(
+      [
+        "*mangle",
+        ":PREROUTING DROP [0:0]",
+        ":OUTPUT ACCEPT [0:0]",
+        ":CILIUM_PRE_mangle - [0:0]",
+        '-A PREROUTING -m comment --comment "cilium-feeder: CILIUM_PRE_mangle" -j CILIUM_PRE_mangle',
+        "-A PREROUTING -m pkttype --pkt-type multicast -j ACCEPT",
+        "-A OUTPUT -m owner --uid-owner 1000 -j MARK --set-xmark 0x10/0xffffffff",
+        "-A CILIUM_PRE_mangle -m socket --transparent -j MARK --set-xmark 0x200/0xffffffff",
+        "COMMIT",
+        "",
+      ].join("\n"),
+    );
+    const next = parseRulesOrThrow("*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j ACCEPT\nCOMMIT\n");
+    const applied = applyRestore(old, deltaOf(diffRules(old, next)), { noflush: true });
+    const mangle = formatSave({ family: "IPv4", tables: applied.tables.filter((t) => t.name === "mangle") });
+    expect(mangle).not.toMatch(/^-A |CILIUM|DROP/m);
+    expect(formatSave({ family: "IPv4", tables: applied.tables.filter((t) => t.name === "filter") })).toBe(
+      formatSave(next),
+    );
+  });
+
   it("leaves chains kube-proxy does not own alone", () => {
     const seq = sequences[0] as Sequence;
     const s = seq.steps[0] as Sequence["steps"][number];

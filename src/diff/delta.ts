@@ -25,7 +25,15 @@ function tableDelta(name: string, chains: readonly ChainDiff[]): Table | null {
       for (const rule of d.new.rules)
         writes.push({ kind: "rule", op: "-A", chain: d.chain, args: rule.args });
     } else if (d.status === "removed") {
-      if (builtin) continue; // built-in chains cannot go; their rules are removed with the table
+      if (builtin) {
+        // A table NEW lacks cannot be dropped under --noflush: empty its built-in chains instead
+        // (their rules may jump to chains deleted below) and give them a fresh table's policy.
+        if (d.policy !== undefined && d.policy.new !== null) {
+          edits.push({ kind: "policy", op: "-P", chain: d.chain, policy: d.policy.new });
+        }
+        editChain(d.chain, d.old, d.new, 0, d.old.rules.length, edits);
+        continue;
+      }
       decls.push({ name: d.chain, policy: null });
       deletes.push({ kind: "chain", op: "-X", chain: d.chain });
     } else if (isServiceChain(d.chain)) {

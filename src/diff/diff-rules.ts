@@ -294,9 +294,12 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
       if (view.matched) continue;
       chainsRemoved.push(chain);
       const list = listOf(view.rules, family);
+      // Only built-in chains have a policy; one of a table NEW lacks returns to a fresh table's.
+      const reset = view.policy !== null && view.policy !== "ACCEPT";
       chains.push({
         chain,
         status: "removed",
+        ...(reset ? { policy: { old: view.policy, new: "ACCEPT" } } : {}),
         addedRules: [],
         removedRules: list.rules,
         reordered: false,
