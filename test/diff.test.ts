@@ -280,6 +280,27 @@ describe("runDiff", () => {
     expect((await run([save0, cluster1])).out).toMatch(/default\/api:grpc/);
   });
 
+  it("node dump vs cluster: a stale chain another program's rule still jumps to is kept", async () => {
+    // `-X` of a chain a rule still references fails (EBUSY), and the whole restore with it.
+    const stale = (s1.expected.save.match(/^:KUBE-SVC-\w+/gm) ?? [])
+      .map((l) => l.slice(1))
+      .find((c) => !s0.expected.save.includes(c));
+    expect(stale).toBeDefined();
+    const dump = s1.expected.save.replace(
+      /^\*nat\n/m,
+      `*nat\n:DOCKER - [0:0]\n-A DOCKER -p tcp -m tcp --dport 9999 -j ${stale}\n`,
+    );
+    const dumpFile = join(dir, "docker-pins-stale.txt");
+    writeFileSync(dumpFile, dump);
+    const d = await run([dumpFile, cluster0, "--format", "restore"]);
+    expect(d.code).toBe(0);
+    expect(d.out).not.toContain(`-X ${stale}`);
+    const node = parseRulesOrThrow(dump);
+    const applied = applyRestore(node, parseRulesOrThrow(d.out), { noflush: true });
+    expect(formatSave(applied)).toContain(`:${stale} - [0:0]`);
+    expect((await run([dumpFile, cluster0])).out).toMatch(/default\/api:grpc: -\d+ rules?$/m);
+  });
+
   it("node dump vs cluster: a fixed chain the payload does not declare is another component's", async () => {
     // Without localhostNodePorts kube-proxy writes no filter KUBE-FIREWALL; kubelet fills it.
     const input = { services: s0.services, endpointSlices: s0.endpointSlices };

@@ -5,7 +5,14 @@
 // are compared, so that a node's dump (Docker, CNI and kubelet chains included) answers "what
 // would kube-proxy change".
 import { parseArgs } from "node:util";
-import { diffRules, formatDelta, isKubeProxyChain, kubeProxyChainsOf, summarizeDiff } from "../diff/index.js";
+import {
+  diffRules,
+  formatDelta,
+  isKubeProxyChain,
+  kubeProxyChainsOf,
+  sparingReferenced,
+  summarizeDiff,
+} from "../diff/index.js";
 import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { parseRules } from "../format/parse.js";
@@ -137,7 +144,9 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   const ownedOnly = values["all-chains"] !== true && (oldSide.isRules || newSide.isRules);
   // Against a cluster, the chains its payload declares say which fixed chains are kube-proxy's.
   const owned = oldSide.owned ?? newSide.owned ?? isKubeProxyChain;
-  const diff = diffRules(oldSide.state, newSide.state, ownedOnly ? { chains: owned } : {});
+  // A stale chain another program's rule still jumps to stays (its -X would fail the restore).
+  const chains = ownedOnly ? sparingReferenced(oldSide.state, newSide.state, owned) : undefined;
+  const diff = diffRules(oldSide.state, newSide.state, chains === undefined ? {} : { chains });
   writeOut(format === "restore" ? formatDelta(diff) : summarizeDiff(diff));
   return EXIT_OK;
 }

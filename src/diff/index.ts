@@ -14,6 +14,7 @@ export {
   isKubeProxyChain,
   kubeProxyChainsOf,
   type RuleSetDiff,
+  sparingReferenced,
   type TableDiff,
 } from "./diff-rules.js";
 export { commonSubsequence, type EditCounts, editChain, type RuleList } from "./edit-script.js";
