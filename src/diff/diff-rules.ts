@@ -12,6 +12,7 @@ import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
+import { pinnedChains } from "./pinned-chains.js";
 
 /** What changed in one chain present on both sides (or added, or removed). */
 export interface ChainDiff {
@@ -107,51 +108,6 @@ export function kubeProxyChainsOf(payload: RuleSet): (table: string, chain: stri
     (isKubeProxyChain(table, chain) && declared.has(`${table}\u0000${chain}`));
 }
 
-// The chain a rule jumps or goes to, if any (the last -j / -g: iptables keeps one).
-function targetOf(rule: Rule): string | null {
-  for (let i = rule.args.length - 2; i >= 0; i--) {
-    const a = rule.args[i];
-    if (a === "-j" || a === "-g" || a === "--jump" || a === "--goto") return rule.args[i + 1] ?? null;
-  }
-  return null;
-}
-
-/**
- * The chains of one OLD table that `chains` compares and NEW lacks (the delta would `-X` them)
- * but that a chain it leaves alone still reaches, directly or through other such chains.
- */
-function pinnedChains(
-  old: Table,
-  next: Table | undefined,
-  chains: (table: string, chain: string) => boolean,
-) {
-  const kept = new Set(next?.chains.map((c) => c.name) ?? []);
-  const candidate = (chain: string): boolean => chains(old.name, chain) && !kept.has(chain);
-  const rulesOf = new Map<string, Rule[]>();
-  for (const e of old.entries) {
-    if (e.kind !== "rule" || e.op !== "-A") continue;
-    // Compared chains NEW also holds are rewritten by the delta: their jumps do not pin.
-    if (chains(old.name, e.chain) && !candidate(e.chain)) continue;
-    const list = rulesOf.get(e.chain);
-    if (list === undefined) rulesOf.set(e.chain, [e]);
-    else list.push(e);
-  }
-  const pinned = new Set<string>();
-  const work: string[] = [];
-  const reach = (from: string): void => {
-    for (const rule of rulesOf.get(from) ?? []) {
-      const to = targetOf(rule);
-      if (to !== null && candidate(to) && !pinned.has(to)) {
-        pinned.add(to);
-        work.push(to);
-      }
-    }
-  };
-  for (const chain of rulesOf.keys()) if (!chains(old.name, chain)) reach(chain);
-  for (let next = work.pop(); next !== undefined; next = work.pop()) reach(next);
-  return pinned;
-}
-
 /**
  * `chains` (a {@link DiffOptions} filter) without the chains OLD holds and NEW lacks that a rule
  * outside `chains` still jumps to: the delta leaves those rules, and `-X` of a chain a rule still
@@ -168,10 +124,12 @@ export function sparingReferenced(
 ): (table: string, chain: string) => boolean {
   const pinned = new Map<string, Set<string>>();
   for (const t of oldState.tables) {
+    const kept = new Set(newState.tables.find((n) => n.name === t.name)?.chains.map((c) => c.name) ?? []);
+    const compared = (chain: string): boolean => chains(t.name, chain);
     const set = pinnedChains(
       t,
-      newState.tables.find((n) => n.name === t.name),
-      chains,
+      (chain) => compared(chain) && kept.has(chain),
+      (chain) => compared(chain) && !kept.has(chain),
     );
     if (set.size > 0) pinned.set(t.name, set);
   }

@@ -18,4 +18,5 @@ export {
   type TableDiff,
 } from "./diff-rules.js";
 export { commonSubsequence, type EditCounts, editChain, type RuleList } from "./edit-script.js";
+export { pinnedChains } from "./pinned-chains.js";
 export { summarizeDiff } from "./summary.js";

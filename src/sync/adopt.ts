@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { canonicalKey, deltaOf, diffRules } from "../diff/index.js";
+import { canonicalKey, deltaOf, diffRules, pinnedChains } from "../diff/index.js";
 import { builtinJumps, jumpTargetChains } from "../generate/base-chains.js";
 import type { ProfileTraits } from "../generate/profiles.js";
 import { isServiceChain, stateAfterFullSync } from "../generate/rules.js";
-import { type Entry, isBuiltinChain, type Rule, type RuleSet, type Table } from "../ir/types.js";
+import { type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import { type DeltaCounts, zeroCounts } from "./delta.js";
 
 /** The first delta of an engine that starts from a node's state. */
@@ -32,15 +32,6 @@ function chainNames(table: Table | undefined): Set<string> {
   return new Set(table?.chains.map((c) => c.name) ?? []);
 }
 
-// The chain a rule jumps or goes to, if any.
-function targetOf(rule: Rule): string | null {
-  for (let i = rule.args.length - 2; i >= 0; i--) {
-    const a = rule.args[i];
-    if (a === "-j" || a === "-g" || a === "--jump" || a === "--goto") return rule.args[i + 1] ?? null;
-  }
-  return null;
-}
-
 /**
  * Which chains of `table` the delta may rewrite or delete: those the payload declares (kube-proxy
  * flushes and refills them on every full sync) and stale per-service chains, except stale ones
@@ -55,42 +46,15 @@ function ownedChains(
   traits: ProfileTraits,
 ): (chain: string) => boolean {
   const isNat = current?.name === "nat";
-  const candidate = (chain: string): boolean =>
-    declared.has(chain) || (isNat && isServiceChain(chain, traits));
-  // The rules of chains a stale one may be reached from: all but those the payload rewrites.
-  // A chain's rules come in one run (as iptables-save prints them): one lookup per run.
-  const rulesOf = new Map<string, Rule[]>();
-  let chain: string | undefined;
-  let list: Rule[] | undefined;
-  for (const e of current?.entries ?? []) {
-    if (e.kind !== "rule" || e.op !== "-A") continue;
-    if (e.chain !== chain) {
-      chain = e.chain;
-      list = undefined;
-      if (!declared.has(chain)) {
-        list = rulesOf.get(chain);
-        if (list === undefined) {
-          list = [];
-          rulesOf.set(chain, list);
-        }
-      }
-    }
-    list?.push(e);
-  }
-  // Stale chains reached from foreign chains, directly or through other stale chains.
-  const pinned = new Set<string>();
-  const work: string[] = [];
-  const reach = (from: string): void => {
-    for (const rule of rulesOf.get(from) ?? []) {
-      const to = targetOf(rule);
-      if (to !== null && candidate(to) && !declared.has(to) && !pinned.has(to)) {
-        pinned.add(to);
-        work.push(to);
-      }
-    }
-  };
-  for (const chain of rulesOf.keys()) if (!candidate(chain)) reach(chain);
-  for (let next = work.pop(); next !== undefined; next = work.pop()) reach(next);
+  // Stale per-service chains reached from foreign chains, directly or through other stale ones.
+  const pinned =
+    current === undefined || !isNat
+      ? new Set<string>()
+      : pinnedChains(
+          current,
+          (chain) => declared.has(chain),
+          (chain) => isServiceChain(chain, traits) && !declared.has(chain),
+        );
   // The node's per-service chains the payload does not declare, unless pinned.
   const stale = new Set<string>();
   if (isNat) {
