@@ -73,6 +73,16 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "kube-iptables-cli-"));
 });
 
+describe("kube-iptables --help", () => {
+  test("explains trace's options, not only names them in the synopsis", () => {
+    const r = runCli(["--help"]);
+    expect(r.code).toBe(0);
+    const trace = r.stdout.slice(r.stdout.indexOf("\ntrace: "));
+    for (const flag of ["--from", "--in-interface", "--brief"])
+      expect(trace).toMatch(new RegExp(`\\n  ${flag} `));
+  });
+});
+
 describe("kube-iptables generate", () => {
   test("the cluster file and the kubectl List of the same node give the same save text", () => {
     const fromCluster = runCli(["generate", "examples/cluster.yaml"]);

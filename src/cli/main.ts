@@ -68,6 +68,11 @@ trace: every outcome of one packet (DNAT destination, masquerade, accept/reject/
 exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE
 is a cluster file or a rules text (an iptables-save dump of a node); several files or a
 directory are read as one cluster, as generate reads them.
+  --from pod|node|external     where the packet comes from [pod]: the nat PREROUTING or OUTPUT
+                               entry, and the default input interface
+  --in-interface IF            the packet's input interface, for -i matches [cbr0 from a pod,
+                               eth0 from outside, none from the node]
+  --brief                      outcomes only, without the rules each path passed
 
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
 `;
