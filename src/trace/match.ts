@@ -161,15 +161,19 @@ function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): MatchResult 
 export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): MatchResult {
   if (rule.source !== null && inside(b.src, rule.source) === rule.source.negated) return NO;
   if (rule.destination !== null && inside(b.dst, rule.destination) === rule.destination.negated) return NO;
-  if (rule.inInterface !== null) {
-    if (ctx.inInterface === null) return unknown("-i needs the packet's input interface (--in-interface)");
-    if (!interfaceMatches(rule.inInterface, ctx.inInterface)) return NO;
-  }
-  if (rule.outInterface !== null)
-    return unknown("-o: the tracer does not model routing to an output interface");
   if (rule.protocol !== null && (rule.protocol.number === ctx.protocolNumber) === rule.protocol.negated)
     return NO;
   if (rule.fragment !== null && !rule.fragment.negated) return NO; // the first packet is not a later fragment
+  // A condition the tracer cannot decide does not end the walk: a rule is a conjunction, so a
+  // later condition that surely fails still rules it out (Docker's `-o docker0 -m conntrack
+  // --ctstate RELATED,ESTABLISHED` for a new connection). Only then is it unknown.
+  let undecided: MatchResult | null = null;
+  if (rule.inInterface !== null) {
+    if (ctx.inInterface === null) undecided = unknown("-i needs the packet's input interface (--in-interface)");
+    else if (!interfaceMatches(rule.inInterface, ctx.inInterface)) return NO;
+  }
+  if (rule.outInterface !== null)
+    undecided ??= unknown("-o: the tracer does not model routing to an output interface");
   let share: Fraction | null = null;
   let sets: string[] | null = null;
   for (const m of rule.matches) {
@@ -186,9 +190,10 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
       share = share === null ? r : multiply(share, r);
       continue;
     }
-    return r;
+    undecided ??= r;
   }
   if (share !== null && share.numerator === 0n) return NO;
+  if (undecided !== null) return undecided;
   if (share !== null && share.numerator === share.denominator) share = null;
   return { kind: "yes", share: share === null || share === ONE ? null : share, sets: sets ?? NONE };
 }
