@@ -169,7 +169,8 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
   // --ctstate RELATED,ESTABLISHED` for a new connection). Only then is it unknown.
   let undecided: MatchResult | null = null;
   if (rule.inInterface !== null) {
-    if (ctx.inInterface === null) undecided = unknown("-i needs the packet's input interface (--in-interface)");
+    if (ctx.inInterface === null)
+      undecided = unknown("-i needs the packet's input interface (--in-interface)");
     else if (!interfaceMatches(rule.inInterface, ctx.inInterface)) return NO;
   }
   if (rule.outInterface !== null)
