@@ -368,80 +368,47 @@ describe("session affinity", () => {
 });
 
 describe("conservative on what it does not model", () => {
+  /** A filter FORWARD chain holding one rule (as its words), and its policy. */
+  const forwardWith = (args: string[], policy: string) => ({
+    family: "IPv4" as const,
+    tables: [
+      {
+        name: "filter",
+        chains: [{ name: "FORWARD", policy }],
+        entries: [{ kind: "rule" as const, op: "-A" as const, chain: "FORWARD", args }],
+      },
+    ],
+  });
+  /** A new tcp connection arriving on eth0 from outside, passing through. */
+  const newConnection = {
+    source: "10.0.0.1",
+    sourcePort: 1,
+    destination: "10.0.0.2",
+    destinationPort: 80,
+    protocol: "tcp",
+    from: "external",
+    inInterface: "eth0",
+  } as const;
+
   it("reports an unknown match instead of guessing", () => {
-    const state = {
-      family: "IPv4" as const,
-      tables: [
-        {
-          name: "filter",
-          chains: [{ name: "FORWARD", policy: "ACCEPT" }],
-          entries: [
-            {
-              kind: "rule" as const,
-              op: "-A" as const,
-              chain: "FORWARD",
-              args: ["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"],
-            },
-          ],
-        },
-      ],
-    };
-    const r = traceRules(state, {
-      source: "10.0.0.1",
-      sourcePort: 1,
-      destination: "10.0.0.2",
-      destinationPort: 80,
-      protocol: "tcp",
-      from: "external",
-      inInterface: "eth0",
-    });
+    const state = forwardWith(["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"], "ACCEPT");
+    const r = traceRules(state, newConnection);
     expect(r.outcomes.map((o) => o.verdict)).toEqual(["unknown"]);
     expect(r.outcomes[0]?.unknownReason).toContain("physdev");
   });
 
   // A rule is a conjunction: one condition the tracer cannot decide leaves it unknown only when
   // no other condition surely fails.
+  const physdev = ["-m", "physdev", "--physdev-in", "veth0"];
   it.each([
     [["-o", "docker0", "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"], "dropped"],
-    [["-m", "physdev", "--physdev-in", "veth0", "-p", "udp", "-j", "ACCEPT"], "dropped"],
-    [
-      [
-        "-m",
-        "physdev",
-        "--physdev-in",
-        "veth0",
-        "-m",
-        "conntrack",
-        "--ctstate",
-        "ESTABLISHED",
-        "-j",
-        "ACCEPT",
-      ],
-      "dropped",
-    ],
+    [[...physdev, "-p", "udp", "-j", "ACCEPT"], "dropped"],
+    [[...physdev, "-m", "conntrack", "--ctstate", "ESTABLISHED", "-j", "ACCEPT"], "dropped"],
     [["-i", "docker0", "-o", "docker0", "-j", "ACCEPT"], "dropped"],
     [["-o", "docker0", "-m", "conntrack", "--ctstate", "NEW", "-j", "ACCEPT"], "unknown"],
-    [["-m", "physdev", "--physdev-in", "veth0", "-p", "tcp", "-j", "ACCEPT"], "unknown"],
+    [[...physdev, "-p", "tcp", "-j", "ACCEPT"], "unknown"],
   ])("%j before a DROP policy: a new tcp connection from eth0 ends in %s", (args, verdict) => {
-    const state = {
-      family: "IPv4" as const,
-      tables: [
-        {
-          name: "filter",
-          chains: [{ name: "FORWARD", policy: "DROP" }],
-          entries: [{ kind: "rule" as const, op: "-A" as const, chain: "FORWARD", args }],
-        },
-      ],
-    };
-    const r = traceRules(state, {
-      source: "10.0.0.1",
-      sourcePort: 1,
-      destination: "10.0.0.2",
-      destinationPort: 80,
-      protocol: "tcp",
-      from: "external",
-      inInterface: "eth0",
-    });
+    const r = traceRules(forwardWith(args, "DROP"), newConnection);
     expect(r.outcomes.map((o) => o.verdict)).toEqual([verdict]);
   });
 });
