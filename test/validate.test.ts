@@ -474,6 +474,24 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
   });
 });
 
+describe("the slices of a Service left out as invalid", () => {
+  test("say where it is, not that there is none", () => {
+    const invalid = { metadata: { name: "Web_1", namespace: "default" }, spec: { clusterIP: "10.96.0.10" } };
+    const found = problems({
+      services: [service(), invalid],
+      endpointSlices: [
+        slice({
+          metadata: { name: "w", namespace: "default", labels: { "kubernetes.io/service-name": "Web_1" } },
+        }),
+      ],
+    });
+    expect(found).toContain(
+      "warning SKIPPED endpointSlices[0]: its Service default/Web_1 (services[1]) is invalid: its endpoints make no rules",
+    );
+    expect(found.filter((p) => p.startsWith("warning SKIPPED endpointSlices"))).toHaveLength(1);
+  });
+});
+
 describe("validateClusterInput: collects everything, never throws", () => {
   test("reports every problem of one object", () => {
     const input = {

@@ -44,6 +44,7 @@ type AddressType = (typeof ADDRESS_TYPES)[number];
  *
  * @param services - the Services with a valid namespace and name, to check port names against
  * @param seen - the slices so far by namespace and name (index into `slices`), for duplicates
+ * @param leftOut - where the Services left out as invalid are, by the names they are written with
  */
 export function validateEndpointSlice(
   r: Report,
@@ -51,6 +52,7 @@ export function validateEndpointSlice(
   index: number,
   services: NamespacedIndex<ServiceInfo>,
   seen: NamespacedIndex<number>,
+  leftOut: NamespacedIndex<number>,
 ): void {
   const slice = objectAt(r, slices, index);
   if (slice === undefined) return;
@@ -95,10 +97,13 @@ export function validateEndpointSlice(
   ) {
     service = services.get(meta.namespace, serviceName);
     if (service === undefined) {
+      const at = leftOut.get(meta.namespace, serviceName);
       r.warn(
         "SKIPPED",
         undefined,
-        `no Service ${meta.namespace}/${serviceName} in the input: its endpoints make no rules`,
+        at === undefined
+          ? `no Service ${meta.namespace}/${serviceName} in the input: its endpoints make no rules`
+          : `its Service ${meta.namespace}/${serviceName} (services[${at}]) is invalid: its endpoints make no rules`,
       );
     }
   }

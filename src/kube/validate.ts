@@ -71,29 +71,51 @@ export function validateAndPrebuild(input: unknown, prebuilt: PrebuiltEndpoints 
 // while it runs (on-stack replacement), and code after it that had not run yet then made that
 // optimized code fall back to the interpreter on every later call.
 
-/** Validates `services`; returns the Services with a valid namespace and name. */
-function validateServices(r: Report, value: unknown): NamespacedIndex<ServiceInfo> {
+/** The Services a slice may name: those with a valid namespace and name, and the rest. */
+interface ServiceIndex {
+  readonly valid: NamespacedIndex<ServiceInfo>;
+  /** Where each Service whose metadata or spec is unusable is, by the names it is written with. */
+  readonly leftOut: NamespacedIndex<number>;
+}
+
+/** The namespace and name an object is written with, whether valid or not. */
+function writtenName(value: unknown): { namespace: string; name: string } | undefined {
+  const meta = isObject(value) ? value.metadata : undefined;
+  if (!isObject(meta) || typeof meta.namespace !== "string" || typeof meta.name !== "string")
+    return undefined;
+  return { namespace: meta.namespace, name: meta.name };
+}
+
+/** Validates `services`; returns the Services with a valid namespace and name, and the rest. */
+function validateServices(r: Report, value: unknown): ServiceIndex {
   const services = new NamespacedIndex<ServiceInfo>();
+  const leftOut = new NamespacedIndex<number>();
+  const index = { valid: services, leftOut };
   const list = asArray(r, "services", value);
-  if (list === undefined) return services;
+  if (list === undefined) return index;
   r.enter("services");
   for (let i = 0; i < list.length; i++) {
     const info = validateService(r, list, i);
-    if (info === undefined) continue;
+    if (info === undefined) {
+      // Its slices then say where it is, rather than that there is no such Service.
+      const written = writtenName(list[i]);
+      if (written !== undefined) leftOut.add(written.namespace, written.name, i);
+      continue;
+    }
     const first = services.add(info.namespace, info.name, info);
     if (first !== undefined) {
       r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
     }
   }
   r.leave();
-  return services;
+  return index;
 }
 
 /** Validates `endpointSlices` against the Services. */
 function validateSlices(
   r: Report,
   value: unknown,
-  services: NamespacedIndex<ServiceInfo>,
+  services: ServiceIndex,
   prebuilt: PrebuiltEndpoints | undefined,
 ): void {
   const list = asArray(r, "endpointSlices", value);
@@ -103,7 +125,7 @@ function validateSlices(
   for (let i = 0; i < list.length; i++) {
     const errors = r.errorCount;
     const nonCanonical = r.nonCanonicalIPs;
-    validateEndpointSlice(r, list, i, services, seen);
+    validateEndpointSlice(r, list, i, services.valid, seen, services.leftOut);
     // Only a slice without errors is sure to have the shape the model builder reads.
     if (prebuilt !== undefined && r.errorCount === errors)
       prebuilt.add(list[i] as EndpointSlice, r.nonCanonicalIPs === nonCanonical);
