@@ -19,6 +19,7 @@ import {
   validateObjectKinds,
 } from "../src/kube/list.js";
 import { readClusterText } from "../src/kube/read-input.js";
+import type { ClusterInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
 import { listVectors, readJson } from "./support/fixtures.js";
 
@@ -471,6 +472,25 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
   ];
   test.each(cases)("%s", (_, input, expected) => {
     expect(problems(input)).toEqual([expected]);
+  });
+});
+
+describe("ipMode under the v1.22 profile", () => {
+  // kube-proxy 1.22 predates the field: it makes rules for a Proxy ingress IP, so no warning.
+  const lb = service(
+    { type: "LoadBalancer" },
+    { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] } } },
+  );
+  test("is not reported as skipped, from the config or from prepareCluster's override", () => {
+    expect(problems({ config: { profile: "v1.22" }, services: [lb] })).toEqual([]);
+    const prepared = prepareCluster({ services: [lb] } as unknown as ClusterInput, {
+      config: { profile: "v1.22" },
+    });
+    expect(prepared.problems).toEqual([]);
+    expect(prepared.model?.servicePorts[0]?.loadBalancerVIPs).toEqual(["203.0.113.1"]);
+    expect(prepareCluster({ services: [lb] } as unknown as ClusterInput).problems.map((p) => p.code)).toEqual(
+      ["SKIPPED"],
+    );
   });
 });
 

@@ -48,7 +48,7 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
     ...(options.config === undefined ? {} : { config: options.config }),
   };
   const prebuilt = prebuiltFor(input, modelOptions);
-  const found = validateAndPrebuild(input, prebuilt);
+  const found = validateAndPrebuild(input, prebuilt, options.config?.profile);
   const errors = found.filter((p) => p.severity === "error");
   const problems = options.origins === undefined ? found : relocateProblems(found, options.origins);
   const badServices = new Set<number>();

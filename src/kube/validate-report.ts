@@ -33,6 +33,12 @@ export class Report {
   /** The rules each string passed: one rule (nearly always), or several. */
   private readonly passed = new Map<string, NameRule | NameRule[]>();
 
+  /**
+   * @param honorIPMode - whether kube-proxy reads `ipMode` (1.29+; the v1.22 profile predates
+   *   it, and makes rules for a `Proxy` ingress IP like any other)
+   */
+  constructor(readonly honorIPMode = true) {}
+
   /** Whether `text` already passed `rule` (see {@link Report.pass}). */
   hasPassed(rule: NameRule, text: string): boolean {
     const rules = this.passed.get(text);

@@ -527,7 +527,7 @@ function validateIngress(r: Report, ingress: readonly unknown[], index: number):
   const mode = asString(r, "ipMode", entry.ipMode);
   if (mode !== undefined && checkEnum(r, "ipMode", mode, IP_MODES, "an IP mode")) {
     if (ip === "") r.error("INVALID_VALUE", "ipMode", `${show(mode)} may only be set together with ip`);
-    else if (mode === "Proxy")
+    else if (mode === "Proxy" && r.honorIPMode)
       r.warn("SKIPPED", "ipMode", `"Proxy": kube-proxy makes no rules for this ingress IP`);
   }
   if (ip === "") {

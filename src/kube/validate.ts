@@ -49,9 +49,16 @@ export function validateClusterInput(input: unknown): Problem[] {
 /**
  * {@link validateClusterInput}, also building the endpoints of every EndpointSlice without
  * errors into `prebuilt` (for `prepareCluster`).
+ *
+ * @param profile - the kube-proxy release the objects are read for, when the caller overrides
+ *   the config's (it decides only which skips are reported)
  */
-export function validateAndPrebuild(input: unknown, prebuilt: PrebuiltEndpoints | undefined): Problem[] {
-  const r = new Report();
+export function validateAndPrebuild(
+  input: unknown,
+  prebuilt: PrebuiltEndpoints | undefined,
+  profile: string | undefined = profileOf(input),
+): Problem[] {
+  const r = new Report(profile !== "v1.22");
   if (!isObject(input)) {
     r.error(
       "TYPE",
@@ -65,6 +72,12 @@ export function validateAndPrebuild(input: unknown, prebuilt: PrebuiltEndpoints 
   const services = validateServices(r, input.services);
   validateSlices(r, input.endpointSlices, services, prebuilt);
   return r.problems;
+}
+
+/** The profile a cluster file's config names, if it names one (validated with the config). */
+function profileOf(input: unknown): string | undefined {
+  const config = isObject(input) ? input.config : undefined;
+  return isObject(config) && typeof config.profile === "string" ? config.profile : undefined;
 }
 
 // Each list has a function of its own, ending right after the loop: V8 optimizes a long loop
