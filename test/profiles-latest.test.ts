@@ -3,9 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { categorizeEndpoints } from "../src/generate/endpoints.js";
-import { mergeDuplicateEndpoints, PROFILES, replacesDuplicate } from "../src/generate/profiles.js";
+import { PROFILES } from "../src/generate/profiles.js";
 import { generateRules } from "../src/generate/rules.js";
-import { DEFAULT_CONFIG } from "../src/kube/config.js";
+import { DEFAULT_CONFIG, resolveConfig } from "../src/kube/config.js";
+import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
+import { modelPolicies } from "../src/kube/to-model.js";
+import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel, Endpoint, Profile, ServicePort } from "../src/model/types.js";
 
 function ep(ip: string, extra: Partial<Endpoint> = {}): Endpoint {
@@ -108,30 +111,47 @@ describe("latest: topology modes", () => {
   });
 });
 
-describe("latest: duplicate endpoints across slices", () => {
-  const terminating = ep("10.0.0.1", { terminating: true, ready: false, serving: true });
-  const fresh = ep("10.0.0.1");
-  const local = ep("10.0.0.1", { isLocal: true, terminating: true, ready: false });
+describe("duplicate endpoints across slices, read from the objects", () => {
+  // One IP:port in two slices of one Service (read in slice-name order): which copy survives.
+  const svc = {
+    metadata: { name: "web", namespace: "ns" },
+    spec: { clusterIP: "10.96.0.1", ports: [{ name: "", port: 80, protocol: "TCP" as const }] },
+  };
+  const slice = (name: string, endpoint: Record<string, unknown>) => ({
+    metadata: { name, namespace: "ns", labels: { "kubernetes.io/service-name": "web" } },
+    addressType: "IPv4" as const,
+    ports: [{ name: "", port: 8080, protocol: "TCP" as const }],
+    endpoints: [{ addresses: ["10.0.0.5"], ...endpoint }],
+  });
+  const terminating = { conditions: { ready: false, serving: true, terminating: true } };
+  const localTerminating = { ...terminating, nodeName: NODE };
+  /** The surviving copy's terminating and local flags. */
+  const kept = (profile: Profile, first: Record<string, unknown>, second: Record<string, unknown>) => {
+    const model = modelFromKubernetes({
+      config: { profile, hostname: NODE },
+      services: [svc],
+      endpointSlices: [slice("a", first), slice("b", second)],
+    } as unknown as ClusterInput);
+    const list = model.servicePorts[0]?.endpoints ?? [];
+    expect(list).toHaveLength(1);
+    return { terminating: list[0]?.terminating, local: list[0]?.isLocal };
+  };
 
-  it("a non-terminating copy replaces a terminating one", () => {
-    expect(replacesDuplicate("prefer-non-terminating", terminating, fresh)).toBe(true);
-    expect(mergeDuplicateEndpoints([terminating, fresh], "prefer-non-terminating")).toEqual([fresh]);
+  it("latest: a non-terminating copy replaces a terminating one; otherwise the first stays", () => {
+    expect(kept("latest", terminating, {})).toEqual({ terminating: false, local: false });
+    expect(kept("latest", {}, localTerminating)).toEqual({ terminating: false, local: false });
   });
 
-  it("the first copy stays when both or neither terminate, local or not", () => {
-    expect(replacesDuplicate("prefer-non-terminating", fresh, local)).toBe(false);
-    expect(replacesDuplicate("prefer-non-terminating", fresh, ep("10.0.0.1", { isLocal: true }))).toBe(false);
-    expect(mergeDuplicateEndpoints([fresh, terminating], "prefer-non-terminating")).toEqual([fresh]);
+  it("1.32 and older: a local copy replaces the first, even a terminating one", () => {
+    for (const profile of ["v1.32", "v1.30", "v1.22"] as const) {
+      expect(kept(profile, terminating, {})).toEqual({ terminating: true, local: false });
+      expect(kept(profile, {}, localTerminating)).toEqual({ terminating: true, local: true });
+    }
   });
 
-  it("1.32 and older prefer a local copy instead, even a terminating one", () => {
-    expect(PROFILES["v1.32"].duplicateEndpoints).toBe("prefer-local");
-    expect(PROFILES.latest.duplicateEndpoints).toBe("prefer-non-terminating");
-    expect(mergeDuplicateEndpoints([fresh, local], "prefer-local")).toEqual([local]);
-  });
-
-  it("merged lists are sorted by IP:port as text", () => {
-    const merged = mergeDuplicateEndpoints([ep("10.0.0.2"), ep("10.0.0.10"), ep("10.0.0.2")], "prefer-local");
-    expect(merged.map((e) => e.endpoint)).toEqual(["10.0.0.10:80", "10.0.0.2:80"]);
+  it("the reader follows each profile's documented trait", () => {
+    for (const profile of Object.keys(PROFILES) as Profile[]) {
+      expect(modelPolicies(resolveConfig({ profile })).duplicates).toBe(PROFILES[profile].duplicateEndpoints);
+    }
   });
 });

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Endpoint, Profile } from "../model/types.js";
+import type { Profile } from "../model/types.js";
 
 /** The named differences between kube-proxy releases. */
 export interface ProfileTraits {
@@ -107,42 +107,4 @@ export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
 export function profileTraits(profile: Profile, overrides?: Partial<ProfileTraits>): ProfileTraits {
   const base = PROFILES[profile];
   return overrides === undefined ? base : { ...base, ...overrides, name: base.name };
-}
-
-/**
- * Whether a later copy of an endpoint seen in two slices of one Service replaces the copy kept
- * so far (slices read in name order). 1.22–1.32: only a local copy replaces (`!exists ||
- * isLocal`); master (#135593): a non-terminating copy replaces a terminating one, otherwise the
- * first copy stays.
- *
- * @example
- * replacesDuplicate("prefer-local", kept, { ...kept, isLocal: true })                   // true
- * replacesDuplicate("prefer-non-terminating", { ...kept, terminating: true }, fresh)    // true
- */
-export function replacesDuplicate(
-  policy: ProfileTraits["duplicateEndpoints"],
-  kept: Endpoint,
-  candidate: Endpoint,
-): boolean {
-  if (policy === "prefer-local") return candidate.isLocal;
-  return kept.terminating && !candidate.terminating;
-}
-
-/**
- * Merges endpoint copies (in slice-name order) by their `IP:port`, keeping per `policy` the copy
- * {@link replacesDuplicate} prefers, and sorts the result by the `IP:port` string.
- *
- * @example
- * mergeDuplicateEndpoints([a, aAgain], "prefer-local").length // 1
- */
-export function mergeDuplicateEndpoints(
-  copies: readonly Endpoint[],
-  policy: ProfileTraits["duplicateEndpoints"],
-): Endpoint[] {
-  const byKey = new Map<string, Endpoint>();
-  for (const ep of copies) {
-    const kept = byKey.get(ep.endpoint);
-    if (kept === undefined || replacesDuplicate(policy, kept, ep)) byKey.set(ep.endpoint, ep);
-  }
-  return [...byKey.values()].sort((x, y) => (x.endpoint < y.endpoint ? -1 : x.endpoint > y.endpoint ? 1 : 0));
 }
