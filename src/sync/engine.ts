@@ -97,7 +97,9 @@ export interface Sync {
   /**
    * Takes the current Services and EndpointSlices (pass unchanged objects as the same
    * references, as an informer cache does; a changed object must be a new object) and returns
-   * the new rules, state and delta.
+   * the new rules, state and delta. The objects are read as the API server stores them, as
+   * `buildModel` reads them, not validated: check objects from anywhere else with
+   * `validateClusterInput` first (a port of 70000 would make a delta `iptables-restore` refuses).
    */
   update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult;
   /** The kernel state the deltas so far produce (before any update: `current`, or the jumps alone). */
