@@ -182,6 +182,11 @@ describe("JSON syntax errors: line and column", () => {
       '1:30: the input is not valid JSON: unexpected "\\u0000" after a JSON value',
     ],
     [
+      "a form feed before the value (blank to the reader, not to JSON)",
+      '\f{"kind": "List", "items": []}',
+      '1:1: the input is not valid JSON: unexpected "\\f"',
+    ],
+    [
       "a raw line break in a string",
       '{"kind": "Li\nst"}',
       '1:13: the input is not valid JSON: a control character ("\\n") in a string',

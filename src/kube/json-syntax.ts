@@ -52,10 +52,13 @@ function charAt(text: string, i: number): string {
 export function jsonSyntaxError(text: string): JsonSyntaxError | null {
   try {
     let i = skipBlanks(text, 0);
+    // "after a JSON value" only once there was one (a stray character may also come first).
+    let after = "";
     while (i < text.length) {
       const c = text[i];
-      if (c !== "{" && c !== "[") throw new Broken(i, `unexpected ${charAt(text, i)} after a JSON value`);
+      if (c !== "{" && c !== "[") throw new Broken(i, `unexpected ${charAt(text, i)}${after}`);
       i = skipBlanks(text, scanValue(text, i));
+      after = " after a JSON value";
     }
     return null;
   } catch (e) {
