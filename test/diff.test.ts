@@ -180,6 +180,11 @@ describe("diffRules", () => {
     expect(formatSave({ family: "IPv4", tables: applied.tables.filter((t) => t.name === "filter") })).toBe(
       formatSave(next),
     );
+    // The summary names the chain that goes, not the built-in ones that are only emptied.
+    const summary = summarizeDiff(diffRules(old, next));
+    expect(summary).toMatch(/chains removed CILIUM_PRE_mangle/);
+    expect(summary).toMatch(/^mangle PREROUTING: -2 rules$/m);
+    expect(summary).not.toMatch(/chains removed [^\n]*(PREROUTING|OUTPUT)/);
   });
 
   it("leaves chains kube-proxy does not own alone", () => {

@@ -5,7 +5,7 @@
  * @module
  */
 import { canonicalizeRuleCached } from "../ir/canonical.js";
-import type { IPFamily, Rule } from "../ir/types.js";
+import { type IPFamily, isBuiltinChain, type Rule } from "../ir/types.js";
 import type { RuleSetDiff } from "./diff-rules.js";
 
 interface Group {
@@ -61,7 +61,9 @@ export function summarizeDiff(diff: RuleSetDiff): string {
       const perService = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(c.chain);
       const chainGroup = perService && own !== undefined && own !== null ? own : `${table.name} ${c.chain}`;
       if (c.status === "added") group(chainGroup).chainsAdded.push(c.chain);
-      if (c.status === "removed") group(chainGroup).chainsRemoved.push(c.chain);
+      // A built-in chain of a table NEW lacks is emptied, not removed: its rules count below.
+      if (c.status === "removed" && !isBuiltinChain(table.name, c.chain))
+        group(chainGroup).chainsRemoved.push(c.chain);
       if (c.reordered) group(chainGroup).reordered.push(c.chain);
       for (const r of c.addedRules)
         group(perService ? chainGroup : (serviceOf(r, diff.family) ?? chainGroup)).added++;
