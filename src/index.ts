@@ -67,7 +67,7 @@ export type {
   Service,
   ServicePortSpec,
 } from "./kube/types.js";
-export { validateClusterInput } from "./kube/validate.js";
+export { type ValidateOptions, validateClusterInput } from "./kube/validate.js";
 export type {
   ClusterModel,
   DetectLocal,

@@ -492,6 +492,14 @@ describe("ipMode under the v1.22 profile", () => {
       ["SKIPPED"],
     );
   });
+
+  test("is not reported when the caller names the profile, for a cluster file or a List", () => {
+    expect(validateClusterInput({ services: [lb] }, { profile: "v1.22" })).toEqual([]);
+    expect(validateClusterInput({ services: [lb] }).map((p) => p.code)).toEqual(["SKIPPED"]);
+    const list = { kind: "List", apiVersion: "v1", items: [{ kind: "Service", apiVersion: "v1", ...lb }] };
+    expect(validateKubernetesList(list, { profile: "v1.22" })).toEqual([]);
+    expect(validateKubernetesList(list).map((p) => p.code)).toEqual(["SKIPPED"]);
+  });
 });
 
 describe("the slices of a Service left out as invalid", () => {

@@ -9,7 +9,7 @@
 import type { Problem } from "../errors.js";
 import { OBJECT_PATH_HEAD, OBJECT_REF } from "./patterns.js";
 import type { EndpointSlice, Service } from "./types.js";
-import { validateClusterInput } from "./validate.js";
+import { type ValidateOptions, validateClusterInput } from "./validate.js";
 import { describe, isObject, type JsonObject, Report, show } from "./validate-report.js";
 
 /** The kinds this library reads, with the only apiVersion it reads each in. */
@@ -309,8 +309,11 @@ export function remapListPaths(problems: readonly Problem[], split: SplitList): 
  * validateKubernetesList({ kind: "List", items: [{ kind: "Pod" }] })
  * // [{ code: "UNKNOWN_KIND", path: "items[0]", … }]
  */
-export function validateKubernetesList(list: unknown): Problem[] {
+export function validateKubernetesList(list: unknown, options: ValidateOptions = {}): Problem[] {
   const split = splitKubernetesList(list);
-  const found = validateClusterInput({ services: split.services, endpointSlices: split.endpointSlices });
+  const found = validateClusterInput(
+    { services: split.services, endpointSlices: split.endpointSlices },
+    options,
+  );
   return [...split.problems, ...remapListPaths(found, split)];
 }

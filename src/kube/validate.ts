@@ -6,6 +6,7 @@
  * @module
  */
 import type { Problem } from "../errors.js";
+import type { Profile } from "../model/types.js";
 import type { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
 import type { EndpointSlice } from "./types.js";
 import { checkKnownKeys, validateConfig } from "./validate-config.js";
@@ -35,6 +36,8 @@ const VECTOR_KEYS: readonly string[] = ["name", "description", "kubeProxy", "exp
  * when no problem has severity `error`.
  *
  * @param input - the parsed cluster file (JSON or YAML), of any shape
+ * @param options - `profile`: the kube-proxy release to read the objects for, over the config's
+ *   (it decides only which skips are reported: v1.22 predates `ipMode`)
  * @returns the problems, empty when the input is clean
  * @example
  * validateClusterInput({ services: [{ metadata: { name: "web", namespace: "default" },
@@ -42,8 +45,14 @@ const VECTOR_KEYS: readonly string[] = ["name", "description", "kubeProxy", "exp
  * // [{ code: "INVALID_VALUE", path: "services[0].spec.ports[0].port",
  * //    message: "70000 is not a port number (1-65535)", severity: "error" }]
  */
-export function validateClusterInput(input: unknown): Problem[] {
-  return validateAndPrebuild(input, undefined);
+export function validateClusterInput(input: unknown, options: ValidateOptions = {}): Problem[] {
+  return validateAndPrebuild(input, undefined, options.profile);
+}
+
+/** Options of {@link validateClusterInput}. */
+export interface ValidateOptions {
+  /** The kube-proxy release the objects are read for; default the config's, else v1.30. */
+  readonly profile?: Profile;
 }
 
 /**
