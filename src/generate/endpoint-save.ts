@@ -79,19 +79,20 @@ function printsAsWritten(ip: string): boolean {
 }
 
 /**
- * An IPv6 endpoint's `-s` value and DNAT destination as saved, when both print as written
- * (`ADDR/128` and the endpoint's own `[ADDR]:PORT`); null sends it to the general reader.
+ * Whether an IPv6 endpoint's `-s` value and DNAT destination save as written (`ADDR/128` and the
+ * endpoint's own `[ADDR]:PORT`); otherwise the general reader prints them.
  */
-function plainIPv6(ep: Endpoint): { source: string; destination: string } | null {
+function savesAsWritten(ep: Endpoint): boolean {
   const { ip, endpoint } = ep;
   const close = ip.length + 1;
-  const written =
+  return (
     endpoint.charCodeAt(0) === 91 /* [ */ &&
     endpoint.charCodeAt(close) === 93 /* ] */ &&
     endpoint.charCodeAt(close + 1) === 58 /* : */ &&
     endpoint.startsWith(ip, 1) &&
-    portAt(endpoint, close + 2, endpoint.length) >= 0;
-  return written && printsAsWritten(ip) ? { source: `${ip}/128`, destination: endpoint } : null;
+    portAt(endpoint, close + 2, endpoint.length) >= 0 &&
+    printsAsWritten(ip)
+  );
 }
 
 /** A comment as `-m comment --comment …` prints it. */
@@ -176,9 +177,9 @@ export function appendEndpointSaveRuns(
   for (let i = 0; i < reachable.length; i++) {
     const ep = reachable[i] as Endpoint;
     const sep = sepChains[i] as string;
-    const plain = family === "IPv6" ? plainIPv6(ep) : null;
-    const source = plain?.source ?? savedAddress(ep.ip, family);
-    const destination = plain?.destination ?? savedDestination(ep.endpoint, family, true);
+    const plain = family === "IPv6" && savesAsWritten(ep);
+    const source = plain ? `${ep.ip}/128` : savedAddress(ep.ip, family);
+    const destination = plain ? ep.endpoint : savedDestination(ep.endpoint, family, true);
     if (source === null || destination === null || !PLAIN_TEXT.test(ep.endpoint)) return false;
     const recent = seconds === "" ? "" : ` -m recent --set --name ${sep}${recentTail}`;
     line(`-A ${sep} -s ${source}${spnComment} -j KUBE-MARK-MASQ\n`);
