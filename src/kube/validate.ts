@@ -110,27 +110,29 @@ function writtenName(value: unknown): { namespace: string; name: string } | unde
 
 /** Validates `services`; returns the Services with a valid namespace and name, and the rest. */
 function validateServices(r: Report, value: unknown): ServiceIndex {
-  const services = new NamespacedIndex<ServiceInfo>();
-  const leftOut = new NamespacedIndex<number>();
-  const index = { valid: services, leftOut };
+  const index = { valid: new NamespacedIndex<ServiceInfo>(), leftOut: new NamespacedIndex<number>() };
   const list = asArray(r, "services", value);
   if (list === undefined) return index;
   r.enter("services");
+  validateServiceList(r, list, index);
+  r.leave();
+  return index;
+}
+
+function validateServiceList(r: Report, list: readonly unknown[], index: ServiceIndex): void {
   for (let i = 0; i < list.length; i++) {
     const info = validateService(r, list, i);
     if (info === undefined) {
       // Its slices then say where it is, rather than that there is no such Service.
       const written = writtenName(list[i]);
-      if (written !== undefined) leftOut.add(written.namespace, written.name, i);
+      if (written !== undefined) index.leftOut.add(written.namespace, written.name, i);
       continue;
     }
-    const first = services.add(info.namespace, info.name, info);
+    const first = index.valid.add(info.namespace, info.name, info);
     if (first !== undefined) {
       r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
     }
   }
-  r.leave();
-  return index;
 }
 
 /** Validates `endpointSlices` against the Services. */
@@ -142,8 +144,18 @@ function validateSlices(
 ): void {
   const list = asArray(r, "endpointSlices", value);
   if (list === undefined) return;
-  const seen = new NamespacedIndex<number>();
   r.enter("endpointSlices");
+  validateSliceList(r, list, services, prebuilt);
+  r.leave();
+}
+
+function validateSliceList(
+  r: Report,
+  list: readonly unknown[],
+  services: ServiceIndex,
+  prebuilt: PrebuiltEndpoints | undefined,
+): void {
+  const seen = new NamespacedIndex<number>();
   for (let i = 0; i < list.length; i++) {
     const errors = r.errorCount;
     const nonCanonical = r.nonCanonicalIPs;
@@ -152,7 +164,6 @@ function validateSlices(
     if (prebuilt !== undefined && r.errorCount === errors)
       prebuilt.add(list[i] as EndpointSlice, r.nonCanonicalIPs === nonCanonical);
   }
-  r.leave();
 }
 
 function checkTopKeys(r: Report, input: JsonObject): void {
