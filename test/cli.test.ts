@@ -59,7 +59,7 @@ const DUAL_STACK = JSON.stringify({
   ],
   endpointSlices: (["IPv4", "IPv6"] as const).map((family) => ({
     metadata: {
-      name: `web-${family}`,
+      name: `web-${family.toLowerCase()}`,
       namespace: "default",
       labels: { "kubernetes.io/service-name": "web" },
     },
@@ -270,7 +270,38 @@ describe("kube-iptables generate", () => {
     const v6 = runCli(["generate", path, "--family", "IPv6"]).stdout;
     expect(v4).toContain("10.96.0.10/32");
     expect(v6).toContain("fd00:10:96::a/128");
+    // Each family's endpoints, from its own slice.
+    expect(v4).toContain("--to-destination 10.244.0.5:8080");
+    expect(v6).toContain("--to-destination [fd00:10:244::5]:8080");
+    expect(v4).not.toContain("fd00:10:244::5");
     expect(both.stdout).toBe(`# IPv4 (iptables)\n${v4}# IPv6 (ip6tables)\n${v6}`);
+  });
+
+  test("an IPv6-only cluster read with the default family gets a note naming --family IPv6", () => {
+    const dual = JSON.parse(DUAL_STACK);
+    const spec = dual.services[0].spec;
+    const v6only = {
+      ...dual,
+      config: { hostname: "n1" },
+      services: [
+        {
+          ...dual.services[0],
+          spec: { ...spec, clusterIP: "fd00:10:96::a", clusterIPs: ["fd00:10:96::a"], ipFamilies: ["IPv6"] },
+        },
+      ],
+    };
+    const path = file("v6only.json", JSON.stringify(v6only));
+    const r = runCli(["generate", path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain("default/web");
+    expect(stderrLines(r)).toEqual([
+      "note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6 (or set config.ipFamily)",
+    ]);
+    // Asked for by name, IPv4 is what the user wants: no note. A dual-stack cluster has IPv4 ports.
+    expect(stderrLines(runCli(["generate", path, "--family", "IPv4"]))).toEqual([]);
+    expect(stderrLines(runCli(["generate", file("dual-note.json", DUAL_STACK)]))).toEqual([]);
+    const configured = { ...v6only, config: { hostname: "n1", ipFamily: "IPv4" } };
+    expect(stderrLines(runCli(["generate", file("v6only-v4.json", JSON.stringify(configured))]))).toEqual([]);
   });
 
   test("--format json is JSON; with --family both, one JSON array of both rule sets", () => {

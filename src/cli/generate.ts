@@ -8,6 +8,7 @@ import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
+import type { ClusterInput } from "../kube/types.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readClusterFiles } from "./read-cluster.js";
@@ -92,6 +93,8 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
     }
     if (prepared.model === null) return EXIT_INPUT;
     const model = prepared.model;
+    if (values.family === undefined && config.ipFamily === undefined)
+      hintOtherFamily(model.servicePorts.length, { ...read.input, config });
     const body =
       format === "restore"
         ? generateRestoreText(model, options)
@@ -107,4 +110,20 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   const json = format === "json" && families.length > 1;
   writeOut(json ? `[\n${outputs.map((o) => o.trimEnd()).join(",\n")}\n]\n` : outputs.join(""));
   return EXIT_OK;
+}
+
+/**
+ * A note on stderr when the default family (IPv4, neither `--family` nor `config.ipFamily`
+ * given) made no service port while IPv6 would have: an IPv6-only cluster otherwise prints only
+ * kube-proxy's fixed chains, without a word.
+ */
+function hintOtherFamily(ports: number, input: ClusterInput): void {
+  if (ports > 0 || (input.services?.length ?? 0) === 0) return;
+  // Its problems were printed with the IPv4 model's (the family changes none of the errors).
+  const other = prepareCluster(input, { family: "IPv6" }).model;
+  const found = other?.servicePorts.length ?? 0;
+  if (found === 0) return;
+  writeErr(
+    `note: no Service has an IPv4 cluster IP, and ${found} service port${found === 1 ? " has" : "s have"} an IPv6 one: give --family IPv6 (or set config.ipFamily)`,
+  );
 }
