@@ -259,6 +259,15 @@ const OPS = {
       describe: (out) => ({ ...modelResult(out.model), problems: out.problems.length }),
     }),
   },
+  validate: {
+    label: "Kubernetes objects: validation alone (validateClusterInput), the other half of `kube`",
+    needs: "checked",
+    setup: (lib, input) => ({
+      prepare: () => input,
+      run: (i) => lib.validateClusterInput(i),
+      describe: (out) => ({ problems: out.length }),
+    }),
+  },
   build: {
     label: "Kubernetes objects → model (unchecked buildModel)",
     setup: (lib, input) => ({ prepare: () => input, run: (i) => modelOf(lib, i), describe: modelResult }),
@@ -363,7 +372,7 @@ export function caseIds() {
   for (const m of ["bench-clusterip-10000", "bench-clusterip-1000x100", "bench-mixed-10000"])
     ids.push(`hash-floor:${m}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
-  ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
+  ids.push(`validate:${TEN_K}`, `sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
   ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
   return ids;
 }
