@@ -119,7 +119,7 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
  */
 function hintOtherFamily(ports: number, input: ClusterInput): void {
   if (ports > 0 || (input.services?.length ?? 0) === 0) return;
-  // Its problems were printed with the IPv4 model's (the family changes none of the errors).
+  // Only the count is wanted: the objects' problems were printed with the IPv4 model's.
   const other = prepareCluster(input, { family: "IPv6" }).model;
   const found = other?.servicePorts.length ?? 0;
   if (found === 0) return;
