@@ -97,11 +97,11 @@ function removeOneService(input) {
  * that every timed call is the same one-object change. Unchanged objects keep their identity,
  * as in an informer cache.
  */
-function syncCase(lib, input, change) {
+function syncCase(lib, input, change, options = {}) {
   const changed = change(input);
   return {
     prepare() {
-      const sync = lib.createSync(input.config);
+      const sync = lib.createSync(input.config, options);
       sync.update(input.services, input.endpointSlices);
       return sync;
     },
@@ -277,6 +277,11 @@ const OPS = {
     needs: "sync",
     setup: (lib, input) => syncCase(lib, input, changeOneEndpoint),
   },
+  "update-endpoint-checked": {
+    label: "incremental: one endpoint changed, createSync with validate (the new slice checked)",
+    needs: "sync",
+    setup: (lib, input) => syncCase(lib, input, changeOneEndpoint, { validate: true }),
+  },
   "add-service": {
     label: "incremental: one service added",
     needs: "sync",
@@ -372,7 +377,8 @@ export function caseIds() {
   for (const m of ["bench-clusterip-10000", "bench-clusterip-1000x100", "bench-mixed-10000"])
     ids.push(`hash-floor:${m}`);
   ids.push(`add-service:${TEN_K}`, `remove-service:${TEN_K}`, `parse:${TEN_K}`, `trace:${TEN_K}`);
-  ids.push(`validate:${TEN_K}`, `sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
+  ids.push(`validate:${TEN_K}`, `update-endpoint-checked:${TEN_K}`);
+  ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
   ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
   return ids;
 }

@@ -26,6 +26,7 @@ import { servicePortName } from "../naming/chain-names.js";
 import { adoptionDelta, stateWith, stateWithout } from "./adopt.js";
 import { buildEntry, compareEntries, type PortEntry } from "./blocks.js";
 import { buildDelta, type PortChange, zeroCounts } from "./delta.js";
+import { ObjectChecks } from "./object-checks.js";
 import { PortOrder } from "./order.js";
 import { ClusterIndex } from "./tracker.js";
 
@@ -41,6 +42,13 @@ export interface SyncOptions {
    * kube-proxy's jumps and their (empty) target chains.
    */
   readonly current?: RuleSet;
+  /**
+   * Check each Service and EndpointSlice when it first appears, as `validateClusterInput` checks
+   * one object, and leave out those with errors (reported in {@link SyncResult.problems}), as
+   * `prepareCluster` does. Checks between objects (two Services of one name) are not made. Off by
+   * default: objects from an informer cache were checked by the API server already.
+   */
+  readonly validate?: boolean;
 }
 
 /** What one update did. */
@@ -90,7 +98,14 @@ export interface SyncResult {
   readonly deltaText: string;
   /** What the update did. */
   readonly stats: SyncStats;
+  /**
+   * With `validate`: the errors of the objects left out of this update, with paths into its
+   * lists (`services[3].spec.ports[0].port`), for as long as such an object is there; else empty.
+   */
+  readonly problems: readonly Problem[];
 }
+
+const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
 /** A stateful incremental generator of one proxier (one family). */
 export interface Sync {
@@ -98,8 +113,8 @@ export interface Sync {
    * Takes the current Services and EndpointSlices (pass unchanged objects as the same
    * references, as an informer cache does; a changed object must be a new object) and returns
    * the new rules, state and delta. The objects are read as the API server stores them, as
-   * `buildModel` reads them, not validated: check objects from anywhere else with
-   * `validateClusterInput` first (a port of 70000 would make a delta `iptables-restore` refuses).
+   * `buildModel` reads them, not validated, unless the engine was created with `validate` (a
+   * port of 70000 would make a delta `iptables-restore` refuses).
    */
   update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult;
   /** The kernel state the deltas so far produce (before any update: `current`, or the jumps alone). */
@@ -159,7 +174,7 @@ function checkCurrent(current: RuleSet, family: IPFamily): void {
  * does no I/O and never mutates its inputs.
  *
  * @param config - The node's settings, as in a cluster file's `config` (defaults filled in).
- * @param options - The family, and `current`: the node's rules to start from.
+ * @param options - The family, `current`: the node's rules to start from, and `validate`.
  * @throws KubeIptablesError when `options.current` is not a state of the proxier's family.
  * @example
  * const sync = createSync({ hostname: "node-a" });
@@ -178,6 +193,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
   const largeCtx: GenerationContext = { ...normalCtx, largeClusterMode: true };
   const tailLengths = [0, 0, 0, 0, nodePortsTailRules(normalCtx).length, 0];
   const index = new ClusterIndex();
+  const checks = options.validate === true ? new ObjectChecks(resolved.profile) : null;
   const portsOfService = new Map<string, string[]>();
   const entries = new Map<string, PortEntry>();
   let order = PortOrder.empty();
@@ -194,7 +210,11 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
   let rest: (() => RuleSet) | null = null;
 
   function update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult {
-    const dirty = index.apply(services, endpointSlices);
+    const checked = checks?.accept(services, endpointSlices);
+    const dirty =
+      checked === undefined
+        ? index.apply(services, endpointSlices)
+        : index.apply(checked.services, checked.endpointSlices);
     // 1. The proxier's view of each touched Service; a port counts as changed only if it did.
     const removedIds: string[] = [];
     const pending: { id: string; port: ServicePort }[] = [];
@@ -398,6 +418,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
       },
       deltaText,
       stats,
+      problems: checked?.problems ?? NO_PROBLEMS,
     };
   }
 
