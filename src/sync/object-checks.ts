@@ -42,8 +42,9 @@ export class ObjectChecks {
   accept(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): CheckedObjects {
     this.track(this.services, services, "services");
     this.track(this.slices, endpointSlices, "endpointSlices");
-    this.services = services;
-    this.slices = endpointSlices;
+    // Copies, as the engine's index keeps them: an array changed in place is compared with what it was.
+    this.services = services.slice();
+    this.slices = endpointSlices.slice();
     if (this.invalid.size === 0) return { services, endpointSlices, problems: NO_PROBLEMS };
     const problems: Problem[] = [];
     return {

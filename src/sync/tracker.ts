@@ -118,8 +118,10 @@ export class ClusterIndex {
       set.add(slice);
       dirty.add(key);
     }
-    this.services = services;
-    this.slices = endpointSlices;
+    // Copies: a caller that changes its array in place between updates is still compared with
+    // what it passed last time, not with itself.
+    this.services = services.slice();
+    this.slices = endpointSlices.slice();
     return dirty;
   }
 
