@@ -118,17 +118,6 @@ describe("createSync with validate", () => {
     expect(formatSave(back.state)).toBe(expectedSave(services, [webSlice]));
   });
 
-  it("checks an object added to the caller's array in place", () => {
-    const sync = createSync(CONFIG, { validate: true });
-    const services: Service[] = [web];
-    const slices = [webSlice];
-    sync.update(services, slices);
-    services.push(badPort);
-    const result = sync.update(services, slices);
-    expect(result.problems.map((p) => p.path)).toEqual(["services[1].spec.ports[0].port"]);
-    expect(result.deltaText).toBe("");
-  });
-
   it("is off by default: objects are read unchecked and problems stay empty", () => {
     const sync = createSync(CONFIG);
     const result = sync.update([web, badPort], [webSlice, apiSlice]);

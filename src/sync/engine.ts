@@ -111,8 +111,7 @@ const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 export interface Sync {
   /**
    * Takes the current Services and EndpointSlices (pass unchanged objects as the same
-   * references, as an informer cache does; a changed object must be a new object; the arrays
-   * may be new ones, or the same ones edited in place) and returns
+   * references, as an informer cache does; a changed object must be a new object) and returns
    * the new rules, state and delta. The objects are read as the API server stores them, as
    * `buildModel` reads them, not validated, unless the engine was created with `validate` (a
    * port of 70000 would make a delta `iptables-restore` refuses).

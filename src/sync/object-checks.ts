@@ -42,9 +42,8 @@ export class ObjectChecks {
   accept(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): CheckedObjects {
     this.track(this.services, services, "services");
     this.track(this.slices, endpointSlices, "endpointSlices");
-    // Copies, as the engine's index keeps them: an array changed in place is compared with what it was.
-    this.services = services.slice();
-    this.slices = endpointSlices.slice();
+    this.services = services;
+    this.slices = endpointSlices;
     if (this.invalid.size === 0) return { services, endpointSlices, problems: NO_PROBLEMS };
     const problems: Problem[] = [];
     return {

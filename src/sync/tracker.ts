@@ -118,10 +118,8 @@ export class ClusterIndex {
       set.add(slice);
       dirty.add(key);
     }
-    // Copies: a caller that changes its array in place between updates is still compared with
-    // what it passed last time, not with itself.
-    this.services = services.slice();
-    this.slices = endpointSlices.slice();
+    this.services = services;
+    this.slices = endpointSlices;
     return dirty;
   }
 
