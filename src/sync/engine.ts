@@ -114,10 +114,9 @@ export interface Sync {
    * references, as an informer cache does; a changed object must be a new object, and so must a
    * changed array: an array edited in place since the last update compares equal to itself,
    * and copying every list on every update to guard against it would cost more than the update
-   * itself at 50,000 Services) and returns
-   * the new rules, state and delta. The objects are read as the API server stores them, as
-   * `buildModel` reads them, not validated, unless the engine was created with `validate` (a
-   * port of 70000 would make a delta `iptables-restore` refuses).
+   * itself at 50,000 Services) and returns the new rules, state and delta. The objects are read
+   * as the API server stores them, as `buildModel` reads them, not validated, unless the engine
+   * was created with `validate` (a port of 70000 would make a delta `iptables-restore` refuses).
    */
   update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult;
   /** The kernel state the deltas so far produce (before any update: `current`, or the jumps alone). */
