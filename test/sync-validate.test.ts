@@ -118,6 +118,15 @@ describe("createSync with validate", () => {
     expect(formatSave(back.state)).toBe(expectedSave(services, [webSlice]));
   });
 
+  it("keeps leaving out an object listed twice when one of the two goes", () => {
+    const sync = createSync(CONFIG, { validate: true });
+    const slices = [webSlice];
+    expect(sync.update([badPort, web, badPort], slices).problems).toHaveLength(2);
+    const result = sync.update([web, badPort], slices);
+    expect(result.problems.map((p) => p.path)).toEqual(["services[1].spec.ports[0].port"]);
+    expect(result.deltaText).not.toContain("70000");
+  });
+
   it("is off by default: objects are read unchecked and problems stay empty", () => {
     const sync = createSync(CONFIG);
     const result = sync.update([web, badPort], [webSlice, apiSlice]);

@@ -55,8 +55,10 @@ export class ObjectChecks {
 
   private track(previous: readonly unknown[], next: readonly unknown[], list: ListName): void {
     const { fresh, gone } = identityChanges(previous, next);
-    // Gone first: an object that moved is both gone and fresh, and is checked again.
-    for (const object of gone) this.invalid.delete(object);
+    // One copy gone of an object listed twice leaves the other (scanned for only when the object
+    // has errors, which is rare).
+    for (const object of gone)
+      if (this.invalid.has(object) && !next.includes(object)) this.invalid.delete(object);
     for (const object of fresh) {
       const errors = this.errorsOf(object, list);
       if (errors.length > 0) this.invalid.set(object, errors);
