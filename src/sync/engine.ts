@@ -26,7 +26,7 @@ import { servicePortName } from "../naming/chain-names.js";
 import { adoptionDelta, stateWith, stateWithout } from "./adopt.js";
 import { buildEntry, compareEntries, type PortEntry } from "./blocks.js";
 import { buildDelta, type PortChange, zeroCounts } from "./delta.js";
-import { ObjectChecks } from "./object-checks.js";
+import { NO_PROBLEMS, ObjectChecks } from "./object-checks.js";
 import { PortOrder } from "./order.js";
 import { ClusterIndex } from "./tracker.js";
 
@@ -104,8 +104,6 @@ export interface SyncResult {
    */
   readonly problems: readonly Problem[];
 }
-
-const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
 /** A stateful incremental generator of one proxier (one family). */
 export interface Sync {
@@ -213,10 +211,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
 
   function update(services: readonly Service[], endpointSlices: readonly EndpointSlice[]): SyncResult {
     const checked = checks?.accept(services, endpointSlices);
-    const dirty =
-      checked === undefined
-        ? index.apply(services, endpointSlices)
-        : index.apply(checked.services, checked.endpointSlices);
+    const dirty = index.apply(checked?.services ?? services, checked?.endpointSlices ?? endpointSlices);
     // 1. The proxier's view of each touched Service; a port counts as changed only if it did.
     const removedIds: string[] = [];
     const pending: { id: string; port: ServicePort }[] = [];

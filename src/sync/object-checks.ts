@@ -23,7 +23,8 @@ export interface CheckedObjects {
   readonly problems: readonly Problem[];
 }
 
-const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
+/** The problems of an update without any (shared, frozen). */
+export const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
 /** Remembers, from one update to the next, which of the current objects have errors. */
 export class ObjectChecks {
