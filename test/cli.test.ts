@@ -398,6 +398,23 @@ describe("kube-iptables generate", () => {
     expectInputError(r);
     expect(stderrLines(r)).toHaveLength(2);
   });
+
+  test("a dump with CRLF line endings or a terminal escape: its problems show them escaped, one line each", () => {
+    const example = join(ROOT, "examples", "cluster.yaml");
+    const dump = runCli(["generate", example]).stdout;
+    const crlf = file("crlf.save", dump.replaceAll("\n", "\r\n"));
+    const r = runCli(["diff", crlf, example]);
+    expectInputError(r);
+    // iptables-restore reads the carriage return as part of the table name, as the message says.
+    expect(r.stderr).toContain("crlf.save: 1:2: unable to initialize table 'filter\\r'\n");
+    expect(r.stderr).not.toMatch(/\r/);
+    // An escape sequence in a rule (here a target iptables cannot load) does not reach the terminal.
+    const escaped = file("escape.save", "*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j \u001b[2J\nCOMMIT\n");
+    const e = runCli(["diff", escaped, example]);
+    expectInputError(e);
+    expect(e.stderr).toContain("\\u001b[2J");
+    expect(e.stderr).not.toContain("\u001b");
+  });
 });
 
 describe("kube-iptables generate with several files", () => {
