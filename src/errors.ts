@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { oneLine } from "./format/one-line.js";
 
 /** What kind of problem a {@link Problem} is. */
 export type ErrorCode =
@@ -47,9 +48,7 @@ export interface Problem {
 /**
  * Formats a problem as one line: `path: message`, or `line:column: message` for text; after its
  * source when it has one (`b.yaml: items[3].spec: …`, `b.yaml:3:5: …`). Control characters are
- * escaped as JSON escapes them (`\r`, `\u001b`): a parse message quotes the input as iptables
- * does, raw, and a dump with CRLF line endings or a terminal escape in a comment must neither
- * break the line nor reach the terminal.
+ * escaped (see `oneLine`): a parse message quotes the input raw, as iptables does.
  *
  * @example
  * formatProblem({ code: "PARSE", path: "", message: "unable to initialize table 'filter\r'",
@@ -66,17 +65,7 @@ export function formatProblem(problem: Problem): string {
       source === undefined ? problem.path : problem.path === "" ? source : `${source}: ${problem.path}`;
     line = where === "" ? problem.message : `${where}: ${problem.message}`;
   }
-  return line.replace(CONTROL, escapeControl);
-}
-
-/** C0 and C1 controls, DEL, and the two Unicode line separators. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-function escapeControl(ch: string): string {
-  // JSON's short escapes (\n, \r, \t, \b, \f) for the C0 ones it has; \uXXXX for the rest.
-  const json = JSON.stringify(ch);
-  return json.length === 4 ? json.slice(1, -1) : `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return oneLine(line);
 }
 
 /**

@@ -336,6 +336,33 @@ describe("runDiff", () => {
     expect(kubeProxyChainsOf(withLocalhost)("filter", "KUBE-FIREWALL")).toBe(true);
   });
 
+  it("two node dumps: chains kube-proxy does not own are named on stderr when they differ", async () => {
+    const base = s0.expected.save;
+    const other = base.replace(/^\*nat\n/m, "*nat\n:CNI-X - [0:0]\n-A CNI-X -j RETURN\n");
+    const oldFile = join(dir, "node-before.txt");
+    const newFile = join(dir, "node-after.txt");
+    writeFileSync(oldFile, base);
+    writeFileSync(newFile, other);
+    const r = await run([oldFile, newFile]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe("no changes\n");
+    expect(r.err).toBe(
+      "note: 1 chain that kube-proxy does not own differs too (nat CNI-X); --all-chains compares them\n",
+    );
+    // The same dumps: no note. With --all-chains the chain is compared, and no note either.
+    expect((await run([oldFile, oldFile])).err).toBe("");
+    const all = await run([oldFile, newFile, "--all-chains"]);
+    expect(all.out).toBe("nat CNI-X: +1 rule; chains added CNI-X\n");
+    expect(all.err).toBe("");
+    // A name holding a terminal escape is printed escaped, in the summary as in the note.
+    const escaped = join(dir, "node-escape.txt");
+    writeFileSync(escaped, base.replace(/^\*nat\n/m, "*nat\n:CNI-\u001b[2J - [0:0]\n"));
+    const e = await run([oldFile, escaped]);
+    expect(e.err).toContain("(nat CNI-\\u001b[2J)");
+    const eAll = await run([oldFile, escaped, "--all-chains"]);
+    expect(eAll.out).toBe("nat CNI-\\u001b[2J: chains added CNI-\\u001b[2J\n");
+  });
+
   it("without --family, the cluster side takes the family of the dump it is compared with", async () => {
     // A dual-stack vector whose cluster file says IPv4: its IPv6 node's dump.
     const v = readJson<Vector>(

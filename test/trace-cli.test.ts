@@ -67,6 +67,51 @@ describe("kube-iptables trace", () => {
     expect(JSON.parse(b.out).total.decimal).toBe("1.000000000");
   });
 
+  it("prints a rule's control characters escaped: a comment in a dump cannot reach the terminal", async () => {
+    const dump = join(dir, "escape.save");
+    writeFileSync(
+      dump,
+      [
+        "*nat",
+        ":OUTPUT ACCEPT [0:0]",
+        ":KUBE-X - [0:0]",
+        "-A OUTPUT -j KUBE-X",
+        '-A KUBE-X -d 198.18.0.10/32 -p tcp -m comment --comment "web\u001b[2J" -m tcp --dport 80 -j DNAT --to-destination 198.18.0.20:8080',
+        "COMMIT",
+        "",
+      ].join("\n"),
+    );
+    const r = await capture([
+      dump,
+      "--src",
+      "198.18.0.1",
+      "--dst",
+      "198.18.0.10:80",
+      "--proto",
+      "tcp",
+      "--from",
+      "node",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('--comment "web\\u001b[2J"');
+    expect(r.out).not.toContain("\u001b");
+    // JSON keeps the text as it is (JSON.stringify escapes it on its own).
+    const json = await capture([
+      dump,
+      "--src",
+      "198.18.0.1",
+      "--dst",
+      "198.18.0.10:80",
+      "--proto",
+      "tcp",
+      "--from",
+      "node",
+      "--format",
+      "json",
+    ]);
+    expect(json.out).toContain("web\\u001b[2J");
+  });
+
   it("usage errors throw UsageError (exit 1 in main)", async () => {
     await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
     await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(

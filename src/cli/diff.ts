@@ -15,6 +15,7 @@ import {
 } from "../diff/index.js";
 import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
+import { oneLine } from "../format/one-line.js";
 import { parseRules } from "../format/parse.js";
 import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
@@ -148,5 +149,19 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   const chains = ownedOnly ? sparingReferenced(oldSide.state, newSide.state, owned) : undefined;
   const diff = diffRules(oldSide.state, newSide.state, chains === undefined ? {} : { chains });
   writeOut(format === "restore" ? formatDelta(diff) : summarizeDiff(diff));
+  // Two node dumps: say when chains left out of the comparison differ too, so that "no changes"
+  // is not read as "the same rules". (Against a cluster they always differ: it has no others.)
+  if (chains !== undefined && oldSide.isRules && newSide.isRules) {
+    const others = diffRules(oldSide.state, newSide.state, { chains: (t, c) => !chains(t, c) });
+    const names = others.tables.flatMap((t) => t.chains.map((c) => `${t.name} ${c.chain}`));
+    if (names.length > 0) {
+      const shown = names.length > 5 ? [...names.slice(0, 5), "…"] : names;
+      const what =
+        names.length === 1
+          ? "1 chain that kube-proxy does not own differs"
+          : `${names.length} chains that kube-proxy does not own differ`;
+      writeErr(oneLine(`note: ${what} too (${shown.join(", ")}); --all-chains compares them`));
+    }
+  }
   return EXIT_OK;
 }

@@ -61,8 +61,9 @@ node options (override the cluster file's config; defaults in brackets):
 diff: OLD and NEW are each a cluster file or a rules text (iptables-restore input or an
 iptables-save dump, detected). summary (default) lists what changed per Service; restore prints
 the delta that turns OLD's kernel state into NEW's with 'iptables-restore --noflush'. With a
-cluster file on one side and a node's iptables-save dump on the other, only kube-proxy's chains
-are compared (--all-chains compares every chain): what kube-proxy would change on that node.
+node's dump (or any rules text) on either side, only kube-proxy's chains are compared
+(--all-chains compares every chain): against a cluster file, what kube-proxy would change on that
+node; between two dumps, what it changed (a note names the other chains that differ).
 
 trace: every outcome of one packet (DNAT destination, masquerade, accept/reject/drop) with its
 exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { oneLine } from "../format/one-line.js";
 import { canonicalizeRuleCached } from "../ir/canonical.js";
 import { type IPFamily, isBuiltinChain, type Rule } from "../ir/types.js";
 import type { RuleSetDiff } from "./diff-rules.js";
@@ -83,7 +84,8 @@ export function summarizeDiff(diff: RuleSetDiff): string {
     if (g.chainsAdded.length > 0) parts.push(`chains added ${g.chainsAdded.join(" ")}`);
     if (g.chainsRemoved.length > 0) parts.push(`chains removed ${g.chainsRemoved.join(" ")}`);
     if (g.reordered.length > 0) parts.push(`reordered ${g.reordered.join(" ")}`);
-    lines.push(`${name}: ${parts.join("; ")}`);
+    // Names come from the dumps as written (a chain may hold any byte iptables accepts).
+    lines.push(oneLine(`${name}: ${parts.join("; ")}`));
   }
   return `${lines.join("\n")}\n`;
 }

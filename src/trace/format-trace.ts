@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { oneLine } from "../format/one-line.js";
 import { formatFraction } from "./fraction.js";
 import type { TraceResult } from "./types.js";
 
@@ -19,12 +20,13 @@ import type { TraceResult } from "./types.js";
 export function formatTraceText(result: TraceResult, verbose = true): string {
   const out: string[] = [];
   for (const o of result.outcomes) {
-    out.push(o.summary);
+    // Rules (and chain names) are printed as written: a comment may hold a control character.
+    out.push(oneLine(o.summary));
     if (!verbose) continue;
     for (const s of o.steps) {
       const share =
         s.share === null ? "" : `  [${s.matched ? "taken" : "not taken"} ${formatFraction(s.share)}]`;
-      out.push(`    ${s.table} ${s.chain} #${s.index}${share}  ${s.rule}`);
+      out.push(oneLine(`    ${s.table} ${s.chain} #${s.index}${share}  ${s.rule}`));
     }
   }
   out.push(`total p=${formatFraction(result.total)}`);
