@@ -81,7 +81,7 @@ describe("kube-iptables trace", () => {
         "",
       ].join("\n"),
     );
-    const r = await capture([
+    const packet = [
       dump,
       "--src",
       "198.18.0.1",
@@ -91,24 +91,13 @@ describe("kube-iptables trace", () => {
       "tcp",
       "--from",
       "node",
-    ]);
+    ];
+    const r = await capture(packet);
     expect(r.code).toBe(0);
     expect(r.out).toContain('--comment "web\\u001b[2J"');
     expect(r.out).not.toContain("\u001b");
     // JSON keeps the text as it is (JSON.stringify escapes it on its own).
-    const json = await capture([
-      dump,
-      "--src",
-      "198.18.0.1",
-      "--dst",
-      "198.18.0.10:80",
-      "--proto",
-      "tcp",
-      "--from",
-      "node",
-      "--format",
-      "json",
-    ]);
+    const json = await capture([...packet, "--format", "json"]);
     expect(json.out).toContain("web\\u001b[2J");
   });
 
