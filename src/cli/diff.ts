@@ -152,7 +152,7 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   // Two node dumps: say when chains left out of the comparison differ too, so that "no changes"
   // is not read as "the same rules". (Against a cluster they always differ: it has no others.)
   if (chains !== undefined && oldSide.isRules && newSide.isRules) {
-    const others = diffRules(oldSide.state, newSide.state, { chains: (t, c) => !chains(t, c) });
+    const others = diffRules(oldSide.state, newSide.state, { chains: (t, c) => !owned(t, c) });
     const names = others.tables.flatMap((t) => t.chains.map((c) => `${t.name} ${c.chain}`));
     if (names.length > 0) {
       const shown = names.length > 5 ? [...names.slice(0, 5), "…"] : names;

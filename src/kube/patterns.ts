@@ -42,9 +42,6 @@ export const LEADING_ZERO: RegExp = /(^|\.)0[0-9]/;
 /** A plain identifier, printed as `.key` in a JSON path (otherwise `["key"]`). */
 export const PATH_IDENTIFIER: RegExp = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** Characters that `JSON.stringify` leaves raw but that would break a one-line message. */
-export const MESSAGE_UNSAFE: RegExp = /[\u007f-\u009f\u2028\u2029]/g;
-
 /** The leading `services[N]` / `endpointSlices[N]` of a problem path. */
 export const OBJECT_PATH_HEAD: RegExp = /^(services|endpointSlices)\[(\d+)\]/;
 

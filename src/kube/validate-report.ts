@@ -5,7 +5,8 @@
  * @module
  */
 import { type ErrorCode, type Problem, problem, warning } from "../errors.js";
-import { MESSAGE_UNSAFE, PATH_IDENTIFIER } from "./patterns.js";
+import { oneLine } from "../format/one-line.js";
+import { PATH_IDENTIFIER } from "./patterns.js";
 import type { NameRule } from "./validate-names.js";
 
 /** One step of a JSON path: an object key or an array index. */
@@ -94,7 +95,7 @@ export function appendKey(path: string, key: PathKey): string {
   if (PATH_IDENTIFIER.test(key)) return path === "" ? key : `${path}.${key}`;
   // JSON.stringify leaves C1 controls and U+2028/U+2029 raw; a key holding one would break the
   // one-line `path: message` the CLI prints, so they are escaped as in messages.
-  return `${path}[${JSON.stringify(key).replace(MESSAGE_UNSAFE, escapeChar)}]`;
+  return `${path}[${oneLine(JSON.stringify(key))}]`;
 }
 
 /** Whether a value is a plain JSON object (not null, not an array). */
@@ -115,14 +116,10 @@ const MAX_SHOWN = 80;
 export function show(value: unknown): string {
   if (typeof value === "string") {
     const cut = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
-    return JSON.stringify(cut).replace(MESSAGE_UNSAFE, escapeChar);
+    return oneLine(JSON.stringify(cut));
   }
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return describe(value);
-}
-
-function escapeChar(ch: string): string {
-  return `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /**
