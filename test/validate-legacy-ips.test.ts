@@ -116,7 +116,8 @@ describe("IPv4-mapped addresses are IPv4 to kube-proxy", () => {
 
   test("an IPv4-mapped external IP of a dual-stack Service belongs to the IPv4 proxier", () => {
     const input = cluster({ ...CANONICAL, externalIP: "::ffff:192.168.99.22" });
-    const spec = (input.services?.[0] as { spec: Record<string, unknown> }).spec;
+    const spec =
+      (input as unknown as { services: { spec: Record<string, unknown> }[] }).services[0]?.spec ?? {};
     spec.clusterIPs = ["172.30.0.41", "fd00:30::41"];
     spec.ipFamilies = ["IPv4", "IPv6"];
     spec.ipFamilyPolicy = "RequireDualStack";
