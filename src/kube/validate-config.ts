@@ -99,6 +99,7 @@ export function validateConfig(r: Report, root: JsonObject): void {
   const hostname = asString(r, "hostname", config.hostname);
   if (hostname !== undefined) checkSafeText(r, "hostname", hostname);
 
+  // kube-proxy: node IPs (from the Node object or --bind-address) read sloppily.
   checkStringList(r, "nodeIPs", config.nodeIPs, (r, i, ip) => void checkIP(r, i, ip));
   checkLabels(r, "nodeLabels", config.nodeLabels);
   validateDetectLocal(r, config);
@@ -129,6 +130,9 @@ function validateDetectLocal(r: Report, config: JsonObject): void {
   const detect = asObject(r, "detectLocal", config.detectLocal);
   if (detect === undefined) return;
   r.enter("detectLocal");
+  // kube-proxy: validateDetectLocalConfiguration (a known mode; BridgeInterface and
+  // InterfaceNamePrefix need their name). Output: the interface name follows `-i`, so it must be
+  // one iptables reads as a name (see interfaceName).
   const mode = asRequired(r, "mode", detect.mode, asString, `is required (${choices(DETECT_MODES)})`);
   if (mode !== undefined && checkEnum(r, "mode", mode, DETECT_MODES, "a detect-local mode")) {
     checkKnownKeys(r, detect, DETECT_KEYS[mode], `detectLocal mode ${mode}`);

@@ -115,6 +115,7 @@ export function validateEndpointSlice(
   }
   validatePorts(r, slice, service);
   if (meta.name !== undefined && meta.namespace !== undefined) {
+    // API server: one object per namespace and name.
     const first = seen.add(meta.namespace, meta.name, index);
     if (first !== undefined) {
       r.error(
@@ -204,6 +205,8 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
  */
 function checkAddress(r: Report, index: number, address: string, addressType: AddressType | undefined): void {
   if (addressType === "FQDN") {
+    // Looser than the API server's IsFullyQualifiedDomainName (two labels at least): kube-proxy
+    // ignores FQDN slices, so only the syntax and text safety are checked.
     checkUniqueName(r, index, address, dns1123Subdomain, "DNS name");
     return;
   }
