@@ -53,6 +53,17 @@ describe("validateClusterInput: good input", () => {
     ["empty lists", { config: {}, services: [], endpointSlices: [] }],
     ["null lists (Go reads null as empty)", { services: null, endpointSlices: null }],
     ["a ClusterIP Service with its slice", { services: [service()], endpointSlices: [slice()] }],
+    [
+      "an appProtocol with a prefix, and a selector",
+      {
+        services: [
+          service({
+            ports: [{ name: "h", port: 80, appProtocol: "kubernetes.io/h2c" }],
+            selector: { "app.kubernetes.io/name": "web" },
+          }),
+        ],
+      },
+    ],
     // API server: port names are DNS-1123 labels (what `kubectl create service clusterip x
     // --tcp=80:8080` writes is "80-8080"), in Services and EndpointSlices alike.
     ...["80", "80-8080", "external-service-port-4510", "p".repeat(63)].map((name): [string, unknown] => [
@@ -282,6 +293,21 @@ describe("validateClusterInput: bad input", () => {
       "a nodePort on a ClusterIP Service",
       { services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] },
       "error INVALID_VALUE services[0].spec.ports[0].nodePort: 30080 is set, but a ClusterIP Service has no node ports",
+    ],
+    [
+      "a headless LoadBalancer Service",
+      { services: [service({ type: "LoadBalancer", clusterIP: "None", clusterIPs: ["None"] })] },
+      'error INVALID_VALUE services[0].spec.clusterIP: "None" (headless) is not allowed for a LoadBalancer Service',
+    ],
+    [
+      "an appProtocol that is not a qualified name",
+      { services: [service({ ports: [{ name: "h", port: 80, appProtocol: "http 2" }] })] },
+      `error INVALID_VALUE services[0].spec.ports[0].appProtocol: "http 2" is not a valid application protocol: letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
+    ],
+    [
+      "a selector value that is not a label value",
+      { services: [service({ selector: { app: "web/1" } })] },
+      `error INVALID_VALUE services[0].spec.selector.app: "web/1" is not a valid label value: letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
     ],
     [
       "a Service name with upper case",
