@@ -4,7 +4,7 @@
  * `y`, `n`), and numbers as Go's `strconv` reads them once every `_` is removed (`resolve.go`):
  *
  * - an integer in Go's base-prefix syntax: `0x50` and `0X50` (hex), `0120` (octal), `0o120`,
- *   `0b1010001`, `+80`, `-0x10`, `1_000` (int64, or uint64 without a sign);
+ *   `0b1010000`, `+80`, `-0x10`, `1_000` (int64; without a sign, also larger);
  * - else a float of the form `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?` (so `08` is 8
  *   and `80.0` is 80); `.inf`, `-.inf`, `.nan` in their three spellings;
  * - everything else is a string: no sexagesimal (`1:20`), no timestamps (`2024-01-02` stays
@@ -39,7 +39,7 @@ const UINT64_MAX = (1n << 64n) - 1n;
 /** A plain scalar's first character that makes go-yaml try it as a number. */
 export const NUMBER_START: RegExp = /^[-+.0-9]/;
 
-/** Go's `strconv.ParseInt(text, 0, 64)`, then `ParseUint` (no sign): the value, or undefined. */
+/** Go's `strconv.ParseInt(text, 0, 64)`, then `ParseUint` and `big.Int` (no sign): the value, or undefined. */
 function goInteger(text: string): number | undefined {
   const m = GO_INT.exec(text);
   if (m === null) return undefined;
@@ -56,7 +56,9 @@ function goInteger(text: string): number | undefined {
             : BigInt(dec as string);
   const fits =
     sign === "-" ? value <= INT64_MAX + 1n : value <= INT64_MAX || (sign === "" && value <= UINT64_MAX);
-  if (!fits) return undefined;
+  // Past 64 bits, sigs.k8s.io/yaml's go-yaml keeps an unsigned integer as a big one; a signed
+  // one is a float when decimal (below), else text.
+  if (!fits) return sign === "" ? Number(value) : undefined;
   return sign === "-" && value !== 0n ? -Number(value) : Number(value);
 }
 
