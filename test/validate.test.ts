@@ -662,7 +662,9 @@ describe("Kubernetes List input", () => {
 
   test("validateObjectKinds names unknown kinds and their item paths", () => {
     // Other kinds (and apiVersions) are one note, not errors; what is not an object is an error.
-    expect(validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`)).toEqual([
+    expect(
+      validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`),
+    ).toEqual([
       'error TYPE items[5]: expected a Kubernetes object, got the string "nope"',
       "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
     ]);

@@ -310,6 +310,19 @@ function below(path: string, rest: string): string {
  * same Service are given), and the notes.
  */
 function finish(r: Report, out: Collector): SplitList {
+  const note = skippedNote(out.skipped);
+  if (out.endpoints.length === 0) {
+    // Nothing mirrored (the usual case): the slices as given, nothing to prefer.
+    return {
+      services: out.services,
+      endpointSlices: out.endpointSlices,
+      servicePaths: out.servicePaths,
+      endpointSlicePaths: out.endpointSlicePaths,
+      endpointSliceMirrors: [],
+      skipped: out.skipped,
+      problems: note === undefined ? r.problems : [...r.problems, note],
+    };
+  }
   const problems: Problem[] = [...r.problems];
   const slices: unknown[] = [...out.endpointSlices];
   const paths = [...out.endpointSlicePaths];
@@ -329,7 +342,6 @@ function finish(r: Report, out: Collector): SplitList {
   );
   for (const i of prefer.dropped) problems.push(givenSlicesNote(paths[i] ?? "", sliceServiceName(slices[i])));
   const kept = (_: unknown, i: number) => prefer.keep[i] === true;
-  const note = skippedNote(out.skipped);
   if (note !== undefined) problems.push(note);
   return {
     services: out.services,

@@ -102,10 +102,10 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
     for (let i = 0; i < (input.endpointSlices?.length ?? 0); i++) mirrors.push(own?.[i]);
   }
   // Slices mirrored from one file's Endpoints give way to the same Service's slices in another.
-  const prefer = preferGivenSlices(
-    endpointSlices,
-    mirrors.map((m) => m !== undefined),
-  );
+  const mirrored = mirrors.map((m) => m !== undefined);
+  const prefer = mirrored.includes(true)
+    ? preferGivenSlices(endpointSlices, mirrored)
+    : { keep: mirrored.map(() => true), dropped: [] };
   for (const i of prefer.dropped) {
     const note = givenSlicesNote(origins.endpointSlices[i] ?? "", sliceServiceName(endpointSlices[i]));
     problems.push({ ...note, source: sources.endpointSlices[i] ?? "" });
