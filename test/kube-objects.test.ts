@@ -390,6 +390,20 @@ describe("v1 Endpoints become the EndpointSlices the mirroring controller makes"
     ]);
   });
 
+  test("an EndpointsList (items without a kind) is read as Endpoints, in the default namespace", () => {
+    const split = splitKubernetesList({
+      apiVersion: "v1",
+      kind: "EndpointsList",
+      items: [
+        { metadata: { name: "web" }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] },
+      ],
+    });
+    expect(split.problems).toEqual([]);
+    expect(split.endpointSlicePaths).toEqual(["items[0]"]);
+    expect(split.endpointSlices[0]?.metadata.namespace).toBe("default");
+    expect(split.endpointSliceMirrors[0]?.endpoints).toEqual([".subsets[0].addresses[0]"]);
+  });
+
   test("mirrorPath maps each part of a slice to its Endpoints", () => {
     const paths = {
       endpoints: [".subsets[1].addresses[2]"],
