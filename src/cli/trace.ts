@@ -16,8 +16,8 @@ import {
   traceToJson,
 } from "../trace/index.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
-import { readCluster, readClusterFiles } from "./read-cluster.js";
+import { applyNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -85,7 +85,7 @@ async function stateOf(
   const files = expandInputs(args);
   if (files === null) return null;
   if (files.length > 1) {
-    const read = await readClusterFiles(files);
+    const read = await readClusterFiles(files, readOptionsOf(values));
     return read === null ? null : stateOfCluster(read, values, family);
   }
   const text = readInput(files[0] as string);
@@ -98,15 +98,12 @@ async function stateOf(
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  return stateOfCluster(await readCluster(text), values, family);
+  return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family);
 }
 
 /** A cluster's generated state, with the node IPs its config names. */
 function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6"): Traced | null {
-  if (read.input === null || read.problems.length > 0) {
-    for (const p of read.problems) writeErr(formatProblem(p));
-    return null;
-  }
+  if (!usableRead(read, false) || read.input === null) return null;
   const config = applyNodeOptions(read.input.config, values);
   const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
   for (const p of prepared.problems) writeErr(formatProblem(p));
@@ -138,6 +135,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
+  readOptionsOf(values);
   const traced = await stateOf(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
   const inInterface =
