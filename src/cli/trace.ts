@@ -27,6 +27,7 @@ const OPTIONS = {
   proto: { type: "string" },
   from: { type: "string" },
   "in-interface": { type: "string" },
+  "out-interface": { type: "string" },
   format: { type: "string" },
   brief: { type: "boolean" },
 } as const;
@@ -115,7 +116,9 @@ function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6
 }
 
 /**
- * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input.
+ * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input, or a trace whose
+ * outcome depends on whether an address is the node's when no node address is known (the
+ * outcomes are printed, with a note to give `--node-ip`).
  *
  * @example
  * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
@@ -150,6 +153,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     protocol: proto as Packet["protocol"],
     from,
     ...(inInterface === undefined ? {} : { inInterface }),
+    ...(values["out-interface"] === undefined ? {} : { outInterface: values["out-interface"] }),
   };
   try {
     const result = traceRules(traced.state, packet, {
@@ -160,6 +164,15 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
         ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
         : formatTraceText(result, values.brief !== true),
     );
+    // Whether an address is the node's decides the outcome and the node's addresses were not
+    // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
+    if (result.needsNodeAddress.length > 0) {
+      const which = result.needsNodeAddress.join(", ");
+      writeErr(
+        `kube-iptables trace: the outcome depends on whether ${which} ${result.needsNodeAddress.length > 1 ? "are addresses" : "is an address"} of this node; give the node's addresses with --node-ip`,
+      );
+      return EXIT_INPUT;
+    }
   } catch (e) {
     if (e instanceof TraceInputError) {
       writeErr(`kube-iptables trace: ${e.message}`);

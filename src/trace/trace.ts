@@ -8,7 +8,8 @@ import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { type CompiledState, compileState } from "./compile.js";
-import { add, formatFraction, ONE, ZERO } from "./fraction.js";
+import { decide, describeConditions } from "./conditions.js";
+import { add, type Fraction, formatFraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
 import type { Packet, Route, TraceOptions, TraceOutcome, TraceResult, TraceStep, Verdict } from "./types.js";
 import { walkTable } from "./walk.js";
@@ -63,15 +64,37 @@ interface Final {
 
 interface Env {
   readonly state: CompiledState;
-  readonly base: Omit<MatchContext, "table" | "inInterface" | "ctStates">;
+  readonly base: Omit<MatchContext, "table" | "inInterface" | "outInterface" | "ctStates">;
   readonly packetInterface: string | null;
+  readonly packetOutInterface: string | null;
 }
 
-function ctStates(b: Branch): ReadonlySet<string> {
+function ctStates(b: Branch, table: string): ReadonlySet<string> {
+  // The raw table runs before connection tracking: no entry yet, so conntrack sees INVALID
+  // (or UNTRACKED once a raw rule turned tracking off).
+  if (b.untracked) return new Set(["UNTRACKED"]);
+  if (table === "raw") return new Set(["INVALID"]);
   const s = new Set(["NEW"]);
   if (b.dnat !== null) s.add("DNAT");
   if (b.masquerade) s.add("SNAT");
   return s;
+}
+
+/** Where a hook's `-o` looks: no output device before routing and in INPUT, else the route's. */
+type OutSide = "none" | "routed";
+
+/** Whether the path takes its (translated) destination for a node address: known, assumed, or not. */
+function routesLocally(env: Env, b: Branch): boolean {
+  // Routing itself is not split on: an address no rule tested is taken as not the node's.
+  const known = isLocal(b.dst, b.dstText, env.base.local);
+  if (known !== null) return known;
+  return decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions) ?? false;
+}
+
+function outInterfaceOf(env: Env, b: Branch, side: OutSide): string | null {
+  if (side === "none") return "";
+  if (env.packetOutInterface !== null) return env.packetOutInterface;
+  return env.base.fromNode && routesLocally(env, b) ? "lo" : null;
 }
 
 /** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
@@ -79,6 +102,7 @@ function runHook(
   env: Env,
   hook: Hook,
   inInterface: string | null,
+  out: OutSide,
   paths: Branch[],
   route: Route | null,
   finals: Final[],
@@ -88,7 +112,17 @@ function runHook(
     if (!env.state.tables.has(table)) continue;
     const next: Branch[] = [];
     for (const b of current) {
-      const ctx: MatchContext = { ...env.base, table, inInterface, ctStates: ctStates(b) };
+      if (table === "nat" && b.untracked) {
+        next.push(b); // NAT needs a conntrack entry
+        continue;
+      }
+      const ctx: MatchContext = {
+        ...env.base,
+        table,
+        inInterface,
+        outInterface: outInterfaceOf(env, b, out),
+        ctStates: ctStates(b, table),
+      };
       for (const end of walkTable(env.state, table, chain, b, ctx)) {
         if (end.end === "accept") next.push(end.branch);
         else {
@@ -121,13 +155,43 @@ function checkPacket(packet: Packet, family: IPFamily): { src: number[]; dst: nu
   return { src, dst };
 }
 
-function localAddresses(options: TraceOptions, family: IPFamily): LocalAddresses {
+const SERVICE_CHAIN = "KUBE-SERVICES";
+// kube-proxy's comments on the rules that match a cluster IP (iptables mode never assigns one
+// to a node interface): `ns/svc:port cluster IP`, and `… has no endpoints` in filter.
+const CLUSTER_IP_COMMENT = / cluster IP$| has no endpoints$/;
+
+/** Cluster IPs the rules name: not the node's addresses even when those are not given. */
+function clusterIPs(state: CompiledState): string[] {
+  const out: string[] = [];
+  for (const table of ["nat", "filter"]) {
+    for (const rule of state.chain(table, SERVICE_CHAIN)?.rules ?? []) {
+      const d = rule.canonical?.destination;
+      if (d === null || d === undefined || d.negated || rule.comment === null) continue;
+      if (!d.maskBytes.every((x) => x === 255) || !CLUSTER_IP_COMMENT.test(rule.comment)) continue;
+      out.push(hostText(d.bytes));
+    }
+  }
+  return out;
+}
+
+function localAddresses(
+  options: TraceOptions,
+  packet: Packet,
+  family: IPFamily,
+  state: CompiledState,
+  source: string,
+): LocalAddresses {
   const addresses = new Set<string>();
   for (const a of options.nodeAddresses ?? []) {
     const bytes = hostBytes(a, family);
     if (bytes !== null) addresses.add(hostText(bytes));
   }
-  return { addresses };
+  const complete = addresses.size > 0;
+  // A node's own packet leaves from one of its addresses; a pod's or an outsider's does not.
+  if (packet.from === "node") addresses.add(source);
+  const remote = new Set<string>(complete ? [] : clusterIPs(state));
+  if (packet.from !== "node" && !addresses.has(source)) remote.add(source);
+  return { addresses, complete, remote };
 }
 
 function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [number[], number][]> {
@@ -166,9 +230,10 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions = {}): TraceResult {
   const family = state.family;
   const { src, dst } = checkPacket(packet, family);
-  const local = localAddresses(options, family);
+  const compiled = compileState(state);
+  const local = localAddresses(options, packet, family, compiled, hostText(src));
   const env: Env = {
-    state: compileState(state),
+    state: compiled,
     base: {
       family,
       protocolNumber: PROTOCOL_NUMBERS[packet.protocol],
@@ -176,8 +241,11 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       local,
       recent: recentIndex(options, family),
       now: options.now ?? 0,
+      fromNode: packet.from === "node",
+      budget: { splits: MAX_SPLITS, next: 0 },
     },
-    packetInterface: packet.inInterface ?? null,
+    packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
+    packetOutInterface: packet.outInterface ?? null,
   };
   const start: Branch = {
     src,
@@ -187,6 +255,10 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     sport: packet.sourcePort,
     dport: packet.destinationPort,
     mark: 0,
+    ctmark: 0,
+    untracked: false,
+    conditions: [],
+    splits: [],
     probability: ONE,
     steps: [],
     dnat: null,
@@ -196,35 +268,79 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
   };
   const finals: Final[] = [];
   if (packet.from === "node") {
-    for (const b of runHook(env, OUTPUT, "", [start], null, finals)) {
-      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "output";
-      const out = runHook(env, POSTROUTING, "", [b], route, finals);
-      const delivered = route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", out, route, finals) : out;
+    for (const b of runHook(env, OUTPUT, "", "routed", [start], null, finals)) {
+      const route: Route = routesLocally(env, b) ? "local" : "output";
+      const out = runHook(env, POSTROUTING, "", "routed", [b], route, finals);
+      const delivered =
+        route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", "none", out, route, finals) : out;
       for (const d of delivered) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   } else {
-    for (const b of runHook(env, PREROUTING, env.packetInterface, [start], null, finals)) {
-      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "forward";
+    const inInterface = env.packetInterface;
+    for (const b of runHook(env, PREROUTING, inInterface, "none", [start], null, finals)) {
+      const route: Route = routesLocally(env, b) ? "local" : "forward";
       const passed =
         route === "local"
-          ? runHook(env, INPUT, env.packetInterface, [b], route, finals)
+          ? runHook(env, INPUT, inInterface, "none", [b], route, finals)
           : runHook(
               env,
               POSTROUTING,
-              env.packetInterface,
-              runHook(env, FORWARD, env.packetInterface, [b], route, finals),
+              inInterface,
+              "routed",
+              runHook(env, FORWARD, inInterface, "routed", [b], route, finals),
               route,
               finals,
             );
       for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   }
+  const needs = new Set<string>();
+  for (const f of finals)
+    for (const c of f.branch.conditions) if (c.kind === "local-address") needs.add(c.subject);
+  return {
+    packet,
+    outcomes: finals.map(toOutcome),
+    total: leastTotal(finals, 0),
+    needsNodeAddress: [...needs],
+  };
+}
+
+// Far more than real rule sets need (a Docker node's FORWARD splits a path two or three times),
+// and a bound on the paths one trace can make.
+const MAX_SPLITS = 512;
+
+/**
+ * The probability the paths account for in the worst truth of the facts: a split on a fact makes
+ * alternatives (the least of the two sides counts), a statistic split makes shares (they add).
+ */
+function leastTotal(finals: readonly Final[], depth: number): Fraction {
   let total = ZERO;
-  const outcomes = finals.map((f) => {
-    total = add(total, f.branch.probability);
-    return toOutcome(f);
-  });
-  return { packet, outcomes, total };
+  const bySplit = new Map<string, { holds: Final[]; not: Final[] }>();
+  for (const f of finals) {
+    const s = f.branch.splits[depth];
+    if (s === undefined) {
+      total = add(total, f.branch.probability);
+      continue;
+    }
+    const id = s.slice(0, -1);
+    let g = bySplit.get(id);
+    if (g === undefined) {
+      g = { holds: [], not: [] };
+      bySplit.set(id, g);
+    }
+    (s.endsWith("+") ? g.holds : g.not).push(f);
+  }
+  for (const g of bySplit.values()) {
+    const a = leastTotal(g.holds, depth + 1);
+    const b = leastTotal(g.not, depth + 1);
+    total = add(total, compare(a, b) <= 0 ? a : b);
+  }
+  return total;
+}
+
+function compare(a: Fraction, b: Fraction): number {
+  const d = a.numerator * b.denominator - b.numerator * a.denominator;
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
 const SERVICE_PORT_NAME = /^[^\s/]+\/[^\s]+$/;
@@ -255,18 +371,19 @@ function toOutcome(f: Final): TraceOutcome {
   const servicePort = servicePortOf(b.steps);
   const p = formatFraction(b.probability);
   const who = servicePort ?? "(no service)";
+  // The DNAT destination is named whatever became of the packet after it.
+  const dnat = b.dnat === null ? null : formatSocket(b.dnat);
   let summary: string;
   if (f.verdict === "accepted") {
-    const where =
-      b.dnat === null
-        ? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)`
-        : formatSocket(b.dnat);
+    const where = dnat ?? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)`;
     summary = `${who} → ${where}  p=${p}  ${b.masquerade ? "masquerade" : "no masquerade"}`;
   } else {
     const last = b.steps[b.steps.length - 1];
     const why = f.verdict === "unknown" ? f.reason : last?.comment;
-    summary = `${who} → ${f.verdict.toUpperCase()}  p=${p}${why === null || why === undefined ? "" : `  (${why})`}`;
+    const verdict = f.verdict.toUpperCase();
+    summary = `${who} → ${dnat === null ? "" : `${dnat}  `}${verdict}  p=${p}${why === null || why === undefined ? "" : `  (${why})`}`;
   }
+  if (b.conditions.length > 0) summary += `  if ${describeConditions(b.conditions)}`;
   return {
     verdict: f.verdict,
     unknownReason: f.reason,
@@ -277,6 +394,7 @@ function toOutcome(f: Final): TraceOutcome {
     endpointChain: b.endpointChain,
     servicePort,
     recentSet: b.recentSet,
+    conditions: b.conditions,
     probability: b.probability,
     steps: b.steps,
     summary,
