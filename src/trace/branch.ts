@@ -29,6 +29,11 @@ export interface Branch {
   untracked: boolean;
   /** The facts this path assumes (see `conditions.ts`). */
   conditions: TraceCondition[];
+  /**
+   * Addresses this path was routed as not the node's though the node's addresses are not known
+   * (the tracer does not split on routing): later `addrtype` tests agree with that route.
+   */
+  routedRemote: string[];
   /** The fact splits this path went through: `<id>+` (the fact holds) or `<id>-`, in order. */
   splits: string[];
   /** The path's probability so far. */
@@ -58,5 +63,6 @@ export function cloneBranch(b: Branch): Branch {
     recentSet: b.recentSet.slice(),
     conditions: b.conditions.slice(),
     splits: b.splits.slice(),
+    routedRemote: b.routedRemote.slice(),
   };
 }

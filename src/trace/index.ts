@@ -30,16 +30,20 @@ export {
   ZERO,
 } from "./fraction.js";
 export { formatSocket, TraceInputError, traceRules } from "./trace.js";
+export { conditionText, describeConditions } from "./conditions.js";
 export type {
   AffinityRecord,
+  ConditionKind,
   Origin,
   Packet,
   Route,
   SocketAddress,
   TraceOptions,
   TraceOutcome,
+  TraceCondition,
   TraceProtocol,
   TraceResult,
+  TraceRoute,
   TraceStep,
   Verdict,
 } from "./types.js";

@@ -247,7 +247,8 @@ function localHit(
   ctx: MatchContext,
 ): boolean | MatchResult {
   const known = isLocal(bytes, text, ctx.local);
-  return known ?? fact("local-address", text, "", b);
+  if (known !== null) return known;
+  return b.routedRemote.includes(text) ? false : fact("local-address", text, "", b);
 }
 
 /**

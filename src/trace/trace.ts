@@ -5,13 +5,23 @@
  * @module
  */
 import type { IPFamily, RuleSet } from "../ir/types.js";
-import { hostBytes, hostText, isLocal, type LocalAddresses } from "./addresses.js";
+import { type CanonicalAddress, canonicalAddress } from "../ir/canonical-address.js";
+import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { type CompiledState, compileState } from "./compile.js";
 import { decide, describeConditions } from "./conditions.js";
 import { add, type Fraction, formatFraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
-import type { Packet, Route, TraceOptions, TraceOutcome, TraceResult, TraceStep, Verdict } from "./types.js";
+import type {
+  Packet,
+  Route,
+  TraceOptions,
+  TraceRoute,
+  TraceOutcome,
+  TraceResult,
+  TraceStep,
+  Verdict,
+} from "./types.js";
 import { walkTable } from "./walk.js";
 
 const PROTOCOL_NUMBERS = { tcp: 6, udp: 17, sctp: 132 } as const;
@@ -67,6 +77,31 @@ interface Env {
   readonly base: Omit<MatchContext, "table" | "inInterface" | "outInterface" | "ctStates">;
   readonly packetInterface: string | null;
   readonly packetOutInterface: string | null;
+  readonly routes: readonly CompiledRoute[];
+}
+
+interface CompiledRoute {
+  readonly prefix: CanonicalAddress;
+  readonly length: number;
+  readonly name: string;
+}
+
+/** The routes, longest prefix first; a malformed one is a bad input. */
+function compileRoutes(routes: readonly TraceRoute[], family: IPFamily): CompiledRoute[] {
+  const out: CompiledRoute[] = [];
+  for (const r of routes) {
+    const prefix = canonicalAddress(r.destination, family);
+    if (typeof prefix === "string")
+      throw new TraceInputError(`route ${r.destination}: not an ${family} address or prefix (${prefix})`);
+    if (r.interface === "" || r.interface.length > 15 || /[\s/]/.test(r.interface))
+      throw new TraceInputError(
+        `route ${r.destination}: ${JSON.stringify(r.interface)} is not an interface name`,
+      );
+    let length = 0;
+    for (const x of prefix.maskBytes) for (let bit = 128; bit > 0; bit >>= 1) if ((x & bit) !== 0) length++;
+    out.push({ prefix, length, name: r.interface });
+  }
+  return out.sort((a, b) => b.length - a.length);
 }
 
 function ctStates(b: Branch, table: string): ReadonlySet<string> {
@@ -88,13 +123,18 @@ function routesLocally(env: Env, b: Branch): boolean {
   // Routing itself is not split on: an address no rule tested is taken as not the node's.
   const known = isLocal(b.dst, b.dstText, env.base.local);
   if (known !== null) return known;
-  return decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions) ?? false;
+  const assumed = decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions);
+  if (assumed !== null) return assumed;
+  if (!b.routedRemote.includes(b.dstText)) b.routedRemote.push(b.dstText);
+  return false;
 }
 
 function outInterfaceOf(env: Env, b: Branch, side: OutSide): string | null {
   if (side === "none") return "";
+  if (env.base.fromNode && routesLocally(env, b)) return "lo";
   if (env.packetOutInterface !== null) return env.packetOutInterface;
-  return env.base.fromNode && routesLocally(env, b) ? "lo" : null;
+  for (const r of env.routes) if (inside(b.dst, r.prefix)) return r.name;
+  return null;
 }
 
 /** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
@@ -246,6 +286,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     },
     packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
     packetOutInterface: packet.outInterface ?? null,
+    routes: compileRoutes(options.routes ?? [], family),
   };
   const start: Branch = {
     src,
@@ -259,6 +300,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     untracked: false,
     conditions: [],
     splits: [],
+    routedRemote: [],
     probability: ONE,
     steps: [],
     dnat: null,
@@ -294,6 +336,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   }
+  mergeUndecisive(finals);
   const needs = new Set<string>();
   for (const f of finals)
     for (const c of f.branch.conditions) if (c.kind === "local-address") needs.add(c.subject);
@@ -303,6 +346,49 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     total: leastTotal(finals, 0),
     needsNodeAddress: [...needs],
   };
+}
+
+/** What an outcome comes to, apart from the rules it passed and the facts it assumed. */
+function resultKey(f: Final): string {
+  const b = f.branch;
+  const dnat = b.dnat === null ? "-" : `${b.dnat.address} ${b.dnat.port}`;
+  const p = `${b.probability.numerator}/${b.probability.denominator}`;
+  return [f.verdict, f.reason, f.route, dnat, b.masquerade, b.mark, b.endpointChain, b.recentSet, p].join(
+    "|",
+  );
+}
+
+/**
+ * Folds the two sides of a split that came to the same result (Docker's `-o docker0 -j DOCKER`
+ * returns and the packet is accepted either way): the outcome does not depend on that fact.
+ * The folded path keeps the rules of the side where the fact does not hold. In place; repeated
+ * until no pair is left, so nested splits fold from the innermost out.
+ */
+function mergeUndecisive(finals: Final[]): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    const sides = new Map<string, number>();
+    for (let i = 0; i < finals.length; i++) {
+      const b = (finals[i] as Final).branch;
+      const last = b.splits[b.splits.length - 1];
+      if (last === undefined) continue;
+      const id = last.slice(0, -1);
+      const key = `${b.splits.slice(0, -1).join(" ")}\u0000${id}\u0000${resultKey(finals[i] as Final)}`;
+      const twin = sides.get(`${key}\u0000${last.endsWith("+") ? "-" : "+"}`);
+      if (twin === undefined) {
+        if (!sides.has(`${key}\u0000${last.slice(-1)}`)) sides.set(`${key}\u0000${last.slice(-1)}`, i);
+        continue;
+      }
+      const keep = last.endsWith("-") ? i : twin;
+      const kept = (finals[keep] as Final).branch;
+      kept.splits.pop();
+      kept.conditions.pop();
+      finals[Math.min(i, twin)] = finals[keep] as Final;
+      finals.splice(Math.max(i, twin), 1);
+      changed = true;
+      break;
+    }
+  }
 }
 
 // Far more than real rule sets need (a Docker node's FORWARD splits a path two or three times),

@@ -61,6 +61,20 @@ export interface TraceOptions {
   readonly affinity?: readonly AffinityRecord[];
   /** The current time in seconds, for `--seconds` (default: 0). */
   readonly now?: number;
+  /**
+   * The node's routes, for `-o`: the interface the route to an address leaves by, the longest
+   * matching prefix winning (`{ destination: "10.244.1.0/24", interface: "cni0" }`). A packet's
+   * {@link Packet.outInterface} wins over them; an address no route covers makes `-o` a condition.
+   */
+  readonly routes?: readonly TraceRoute[];
+}
+
+/** A route: packets to `destination` (an address or CIDR of the traced family) leave by `interface`. */
+export interface TraceRoute {
+  /** The destination prefix (`10.244.1.0/24`, `fd00::/64`, or one address). */
+  readonly destination: string;
+  /** The output interface. */
+  readonly interface: string;
 }
 
 /**
