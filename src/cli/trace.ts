@@ -12,6 +12,7 @@ import {
   type Origin,
   type Packet,
   TraceInputError,
+  type TraceRoute,
   traceRules,
   traceToJson,
 } from "../trace/index.js";
@@ -28,6 +29,7 @@ const OPTIONS = {
   from: { type: "string" },
   "in-interface": { type: "string" },
   "out-interface": { type: "string" },
+  route: { type: "string", multiple: true },
   format: { type: "string" },
   brief: { type: "boolean" },
 } as const;
@@ -56,6 +58,14 @@ function splitSocket(
     throw new UsageError(`--${what} ${text}: the port must be 1-65535`);
   if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
   return { address, port: port === null ? null : Number(port) };
+}
+
+/** `--route CIDR=IF`: the interface the route to CIDR leaves by (checked by the tracer). */
+function parseRoute(text: string): TraceRoute {
+  const at = text.lastIndexOf("=");
+  if (at <= 0 || at === text.length - 1)
+    throw new UsageError(`--route ${text}: expected CIDR=INTERFACE (e.g. 10.244.1.0/24=cni0)`);
+  return { destination: text.slice(0, at), interface: text.slice(at + 1) };
 }
 
 function parse(argv: readonly string[]) {
@@ -158,6 +168,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   try {
     const result = traceRules(traced.state, packet, {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
+      routes: (values.route ?? []).map(parseRoute),
     });
     writeOut(
       format === "json"

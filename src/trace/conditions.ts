@@ -101,8 +101,7 @@ function interfaceClause(conds: readonly TraceCondition[], verb: string, negVerb
 export function describeConditions(conditions: readonly TraceCondition[]): string {
   const groups = new Map<string, TraceCondition[]>();
   for (const c of conditions) {
-    const key =
-      c.kind === "match" ? `${c.kind}\u0000${c.subject}\u0000${c.test}` : `${c.kind}\u0000${c.subject}`;
+    const key = `${c.kind}\u0000${c.subject}`;
     const g = groups.get(key);
     if (g === undefined) groups.set(key, [c]);
     else g.push(c);
@@ -117,6 +116,12 @@ export function describeConditions(conditions: readonly TraceCondition[]): strin
       case "in-interface":
         parts.push(`the packet ${interfaceClause(g, "arrives on", "does not arrive on")}`);
         break;
+      case "match": {
+        // One packet, several matches: the packet is named once.
+        const each = g.map((c) => `\`${c.test}\` ${c.holds ? "matches" : "does not match"}`);
+        parts.push(`${list(each, "and")} for ${first.subject}`);
+        break;
+      }
       default:
         parts.push(conditionText(first));
     }
@@ -140,7 +145,7 @@ export function conditionText(c: Omit<TraceCondition, "text">): string {
     case "local-address":
       return `${c.subject} ${c.holds ? "is" : "is not"} a node address`;
     case "match":
-      return `\`${c.test}\` ${c.holds ? "matches" : "does not match"} ${c.subject}`;
+      return `\`${c.test}\` ${c.holds ? "matches" : "does not match"} for ${c.subject}`;
   }
 }
 

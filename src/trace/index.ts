@@ -29,7 +29,8 @@ export {
   statisticShare,
   ZERO,
 } from "./fraction.js";
-export { formatSocket, TraceInputError, traceRules } from "./trace.js";
+export { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
+export { TraceInputError, traceRules } from "./trace.js";
 export { conditionText, describeConditions } from "./conditions.js";
 export type {
   AffinityRecord,

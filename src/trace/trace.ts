@@ -9,9 +9,10 @@ import { type CanonicalAddress, canonicalAddress } from "../ir/canonical-address
 import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { type CompiledState, compileState } from "./compile.js";
-import { decide, describeConditions } from "./conditions.js";
-import { add, type Fraction, formatFraction, ONE, ZERO } from "./fraction.js";
+import { decide } from "./conditions.js";
+import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
+import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
 import type {
   Packet,
   Route,
@@ -442,35 +443,9 @@ function servicePortOf(steps: readonly TraceStep[]): string | null {
   return null;
 }
 
-/**
- * An address and port as Kubernetes prints an endpoint: `ip:port`, `[ipv6]:port`.
- *
- * @example
- * formatSocket({ address: "fd00::1", port: 80 }) // "[fd00::1]:80"
- */
-export function formatSocket(s: { readonly address: string; readonly port: number }): string {
-  return s.address.indexOf(":") >= 0 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
-}
-
 function toOutcome(f: Final): TraceOutcome {
   const b = f.branch;
-  const servicePort = servicePortOf(b.steps);
-  const p = formatFraction(b.probability);
-  const who = servicePort ?? "(no service)";
-  // The DNAT destination is named whatever became of the packet after it.
-  const dnat = b.dnat === null ? null : formatSocket(b.dnat);
-  let summary: string;
-  if (f.verdict === "accepted") {
-    const where = dnat ?? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)`;
-    summary = `${who} → ${where}  p=${p}  ${b.masquerade ? "masquerade" : "no masquerade"}`;
-  } else {
-    const last = b.steps[b.steps.length - 1];
-    const why = f.verdict === "unknown" ? f.reason : last?.comment;
-    const verdict = f.verdict.toUpperCase();
-    summary = `${who} → ${dnat === null ? "" : `${dnat}  `}${verdict}  p=${p}${why === null || why === undefined ? "" : `  (${why})`}`;
-  }
-  if (b.conditions.length > 0) summary += `  if ${describeConditions(b.conditions)}`;
-  return {
+  const facts: OutcomeFacts = {
     verdict: f.verdict,
     unknownReason: f.reason,
     route: f.route,
@@ -478,11 +453,11 @@ function toOutcome(f: Final): TraceOutcome {
     masquerade: b.masquerade,
     mark: b.mark,
     endpointChain: b.endpointChain,
-    servicePort,
+    servicePort: servicePortOf(b.steps),
     recentSet: b.recentSet,
     conditions: b.conditions,
     probability: b.probability,
     steps: b.steps,
-    summary,
   };
+  return { ...facts, summary: outcomeSummary(facts, formatSocket({ address: b.dstText, port: b.dport })) };
 }
