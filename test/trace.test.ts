@@ -398,7 +398,7 @@ describe("facts outside the rules split the path instead of guessing", () => {
       ["accepted", [["-m physdev --physdev-in veth0", false]]],
     ]);
     expect(r.outcomes[0]?.summary).toContain(
-      "if `-m physdev --physdev-in veth0` matches 10.0.0.1:1 → 10.0.0.2:80",
+      "if `-m physdev --physdev-in veth0` matches for 10.0.0.1:1 → 10.0.0.2:80",
     );
     expect(formatFraction(r.total)).toBe("1.000000000");
   });

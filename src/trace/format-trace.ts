@@ -4,8 +4,8 @@
  * @module
  */
 import { oneLine } from "../format/one-line.js";
-import { formatFraction } from "./fraction.js";
 import { describeConditions } from "./conditions.js";
+import { formatFraction } from "./fraction.js";
 import { formatSocket, outcomeHead, outcomeTail } from "./outcome-text.js";
 import type { TraceOutcome, TraceResult } from "./types.js";
 

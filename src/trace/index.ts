@@ -16,6 +16,7 @@
 export type { ChainIndex } from "./chain-index.js";
 export type { CompiledState } from "./compile.js";
 export { compileState } from "./compile.js";
+export { conditionText, describeConditions } from "./conditions.js";
 export { formatTraceText, traceToJson } from "./format-trace.js";
 export type { Fraction } from "./fraction.js";
 export {
@@ -31,7 +32,6 @@ export {
 } from "./fraction.js";
 export { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
 export { TraceInputError, traceRules } from "./trace.js";
-export { conditionText, describeConditions } from "./conditions.js";
 export type {
   AffinityRecord,
   ConditionKind,
@@ -39,9 +39,9 @@ export type {
   Packet,
   Route,
   SocketAddress,
+  TraceCondition,
   TraceOptions,
   TraceOutcome,
-  TraceCondition,
   TraceProtocol,
   TraceResult,
   TraceRoute,

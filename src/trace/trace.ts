@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { IPFamily, RuleSet } from "../ir/types.js";
+
 import { type CanonicalAddress, canonicalAddress } from "../ir/canonical-address.js";
+import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { type CompiledState, compileState } from "./compile.js";
@@ -17,9 +18,9 @@ import type {
   Packet,
   Route,
   TraceOptions,
-  TraceRoute,
   TraceOutcome,
   TraceResult,
+  TraceRoute,
   TraceStep,
   Verdict,
 } from "./types.js";
@@ -201,8 +202,12 @@ const SERVICE_CHAIN = "KUBE-SERVICES";
 // to a node interface): `ns/svc:port cluster IP`, and `… has no endpoints` in filter.
 const CLUSTER_IP_COMMENT = / cluster IP$| has no endpoints$/;
 
-/** Cluster IPs the rules name: not the node's addresses even when those are not given. */
-function clusterIPs(state: CompiledState): string[] {
+const clusterIPCache = new WeakMap<CompiledState, readonly string[]>();
+
+/** Cluster IPs the rules name: not the node's addresses even when those are not given (cached per state). */
+function clusterIPs(state: CompiledState): readonly string[] {
+  const cached = clusterIPCache.get(state);
+  if (cached !== undefined) return cached;
   const out: string[] = [];
   for (const table of ["nat", "filter"]) {
     for (const rule of state.chain(table, SERVICE_CHAIN)?.rules ?? []) {
@@ -212,6 +217,7 @@ function clusterIPs(state: CompiledState): string[] {
       out.push(hostText(d.bytes));
     }
   }
+  clusterIPCache.set(state, out);
   return out;
 }
 

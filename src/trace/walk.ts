@@ -6,13 +6,13 @@
  * @module
  */
 
+import type { GenericTarget } from "../ir/canonical-types.js";
 import { hostBytes, hostText } from "./addresses.js";
 import { type Branch, cloneBranch } from "./branch.js";
 import { candidates } from "./chain-index.js";
 import { type CompiledChain, type CompiledRule, type CompiledState, ruleText } from "./compile.js";
-import type { GenericTarget } from "../ir/canonical-types.js";
-import { type Fraction, fraction, multiply } from "./fraction.js";
 import { condition } from "./conditions.js";
+import { type Fraction, fraction, multiply } from "./fraction.js";
 import { type MatchContext, matchRule } from "./match.js";
 import type { TraceStep } from "./types.js";
 
