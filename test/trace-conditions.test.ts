@@ -449,6 +449,31 @@ describe("matches that depend on state outside the rules", () => {
     );
   });
 
+  it.each([
+    ["-m rpfilter", [{ destination: "10.244.1.0/24", interface: "cni0" }], "accepted"],
+    ["-m rpfilter", [{ destination: "10.244.1.0/24", interface: "eth1" }], "dropped"],
+    ["-m rpfilter --loose", [{ destination: "10.244.1.0/24", interface: "eth1" }], "accepted"],
+    ["-m rpfilter --invert", [{ destination: "10.244.1.0/24", interface: "cni0" }], "dropped"],
+  ])("%s with the route back to the source given by %j: %s", (match, routes, verdict) => {
+    const r = trace(
+      {
+        nat: { rules: DNAT },
+        filter: { policies: { FORWARD: "DROP" }, rules: [`-A FORWARD ${match} -j ACCEPT`] },
+      },
+      fromPod,
+      { routes },
+    );
+    expect(view(r)).toEqual([[verdict, []]]);
+  });
+
+  it("-m rpfilter without a route back to the source is a condition", () => {
+    const r = trace({ nat: { rules: DNAT }, filter: { rules: ["-A FORWARD -m rpfilter --invert -j DROP"] } });
+    expect(r.outcomes.map((o) => o.conditions.map((c) => c.test))).toEqual([
+      ["-m rpfilter --invert"],
+      ["-m rpfilter --invert"],
+    ]);
+  });
+
   it("the number of paths stays bounded: past the bound a path ends unknown, named", () => {
     const sets = Array.from(
       { length: 12 },

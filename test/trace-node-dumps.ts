@@ -445,6 +445,7 @@ function calico(): NodeDump {
     localEndpoint: "10.244.1.21",
     remoteEndpoint: "10.244.2.21",
     routes: [
+      { destination: "10.244.1.5/32", interface: wlIn },
       { destination: "10.244.1.21/32", interface: wlOut },
       { destination: "10.244.0.0/16", interface: "vxlan.calico" },
     ],

@@ -180,12 +180,12 @@ describe("policy chains around kube-proxy's", () => {
     );
   });
 
-  it("Calico with its routes: the workload's policy, the reverse-path check and NAT-outgoing ipsets are the conditions", () => {
+  it("Calico with its routes: the workload's policy and NAT-outgoing ipsets are the conditions", () => {
     const d = byName("calico");
     const r = traceRules(parsed(d), packets(d).podToClusterIP, { routes: d.routes });
     const tests = new Set(r.outcomes.flatMap((o) => o.conditions.map((c) => c.test)));
+    // The route back to the pod leaves by its interface: the reverse-path check passes.
     expect([...tests].sort()).toEqual([
-      "-m rpfilter --validmark --invert",
       "-m set --match-set cali40all-ipam-pools dst",
       "-m set --match-set cali40masq-ipam-pools src",
       "-m set --match-set cali40s:Y8hnMRvcoTWYHFmJuvl2xQA src",

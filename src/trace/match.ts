@@ -50,6 +50,8 @@ export interface MatchContext {
   readonly recent: ReadonlyMap<string, readonly (readonly [readonly number[], number])[]>;
   /** The current time in seconds. */
   readonly now: number;
+  /** The interface the given routes send an address to, or null when none covers it. */
+  readonly routeOf: (bytes: readonly number[]) => string | null;
   /** How many more times the trace may split a path on a fact (shared by all its paths). */
   readonly budget: { splits: number; next: number };
 }
@@ -222,6 +224,20 @@ function policyHit(m: CanonicalMatch, b: Branch): boolean | MatchResult {
   return pol.values[0] === "none";
 }
 
+/**
+ * `-m rpfilter`: the route back to the source must leave by the interface the packet came in on
+ * (`--loose`: any route back will do). Decided when the given routes cover the source and the
+ * input interface is known; otherwise a fact. `--validmark` and `--accept-local` change only
+ * which routes are looked up.
+ */
+function rpfilterHit(m: CanonicalMatch, b: Branch, ctx: MatchContext): boolean | MatchResult {
+  const back = ctx.routeOf(b.src);
+  if (back === null || ctx.inInterface === null || ctx.inInterface === "") return matchFacts(m, b);
+  const loose = m.options.some((o) => o.name === "--loose");
+  const invert = m.options.some((o) => o.name === "--invert");
+  return (loose || back === ctx.inInterface) !== invert;
+}
+
 function recentHit(m: RecentMatch, b: Branch, ctx: MatchContext): Part {
   if (m.hitCount > 1 || m.rttl) return matchFacts(m, b);
   if (m.command === "set") return true;
@@ -338,6 +354,8 @@ function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): Part {
           return ownerHit(m, b, ctx);
         case "policy":
           return policyHit(m, b);
+        case "rpfilter":
+          return rpfilterHit(m, b, ctx);
         default:
           return matchFacts(m, b);
       }

@@ -79,7 +79,6 @@ interface Env {
   readonly base: Omit<MatchContext, "table" | "inInterface" | "outInterface" | "ctStates">;
   readonly packetInterface: string | null;
   readonly packetOutInterface: string | null;
-  readonly routes: readonly CompiledRoute[];
 }
 
 interface CompiledRoute {
@@ -135,8 +134,7 @@ function outInterfaceOf(env: Env, b: Branch, side: OutSide): string | null {
   if (side === "none") return "";
   if (env.base.fromNode && routesLocally(env, b)) return "lo";
   if (env.packetOutInterface !== null) return env.packetOutInterface;
-  for (const r of env.routes) if (inside(b.dst, r.prefix)) return r.name;
-  return null;
+  return env.base.routeOf(b.dst);
 }
 
 /** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
@@ -279,6 +277,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
   const { src, dst } = checkPacket(packet, family);
   const compiled = compileState(state);
   const local = localAddresses(options, packet, family, compiled, hostText(src));
+  const routes = compileRoutes(options.routes ?? [], family);
   const env: Env = {
     state: compiled,
     base: {
@@ -289,11 +288,11 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       recent: recentIndex(options, family),
       now: options.now ?? 0,
       fromNode: packet.from === "node",
+      routeOf: (bytes) => routes.find((r) => inside(bytes, r.prefix))?.name ?? null,
       budget: { splits: MAX_SPLITS, next: 0 },
     },
     packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
     packetOutInterface: packet.outInterface ?? null,
-    routes: compileRoutes(options.routes ?? [], family),
   };
   const start: Branch = {
     src,
