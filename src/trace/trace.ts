@@ -254,16 +254,19 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 /**
  * Traces the first packet of a new connection through a kernel state (only `-A` rules count):
  * nat PREROUTING or OUTPUT (DNAT), then filter INPUT or FORWARD (by whether the translated
- * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade). Returns every
- * path with its exact probability; the probabilities sum to 1 unless a path met a rule the
- * tracer does not model (verdict `unknown`). The state's canonical rules and indexes are built
- * on the first trace and reused for the same `state` object.
+ * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade), with every other
+ * table's chains on the way (raw, mangle, security). Returns every path with its exact
+ * probability. A rule that tests a fact the rules do not settle (the interface a route leaves
+ * by, an ipset, whether an address is the node's) splits the path into one outcome per truth,
+ * each listing its `conditions`; for any one truth of the facts the outcomes that hold sum to 1.
+ * A target the tracer cannot follow ends its path as `unknown`. The state's canonical rules and
+ * indexes are built on the first trace and reused for the same `state` object.
  *
  * @param state a kernel state: `generateState(model)` or a parsed `iptables-save` dump.
- * @param packet the packet.
- * @param options the node's addresses and the session-affinity state.
+ * @param packet the packet (its `outInterface` decides every `-o`).
+ * @param options the node's addresses, its routes, and the session-affinity state.
  * @returns every outcome.
- * @throws {TraceInputError} when the packet's addresses are not of the state's family, or a port is out of range.
+ * @throws {TraceInputError} when the packet's addresses are not of the state's family, a port is out of range, or a route is malformed.
  *
  * @example
  * traceRules(generateState(model), {
