@@ -17,7 +17,7 @@ import {
 type Tables = Record<string, { policies?: Record<string, string>; rules: string[] }>;
 
 /** A state from `-A CHAIN args…` lines per table, read as an iptables-save dump is. */
-function state(tables: Tables): RuleSet {
+function state(tables: Tables, family: "IPv4" | "IPv6" = "IPv4"): RuleSet {
   const text: string[] = [];
   for (const [name, t] of Object.entries(tables)) {
     text.push(`*${name}`);
@@ -28,7 +28,7 @@ function state(tables: Tables): RuleSet {
       );
     text.push(...t.rules, "COMMIT");
   }
-  const { ruleSet, problems } = parseRules(`${text.join("\n")}\n`, { family: "IPv4" });
+  const { ruleSet, problems } = parseRules(`${text.join("\n")}\n`, { family });
   expect(problems).toEqual([]);
   return ruleSet;
 }
@@ -193,6 +193,39 @@ describe("-o: the interface the route leaves by", () => {
     expect(view(r)).toEqual([["accepted", []]]);
     // The folded path keeps the rules of the side where the fact does not hold.
     expect(r.outcomes[0]?.steps.map((s) => s.chain)).toEqual(["PREROUTING", "FORWARD"]);
+  });
+});
+
+describe("IPv6", () => {
+  it("routes, -o conditions and the node's addresses work the same", () => {
+    const rules = {
+      nat: {
+        rules: [
+          "-A PREROUTING -d fd00:96::10/128 -p tcp -m tcp --dport 80 -j DNAT --to-destination [fd00:244:2::21]:8080",
+          "-A PREROUTING -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30080 -j DNAT --to-destination [fd00:244:2::21]:8080",
+        ],
+      },
+      filter: { policies: { FORWARD: "DROP" }, rules: ["-A FORWARD -o eth0 -j ACCEPT"] },
+    };
+    const packet: Packet = { ...fromPod, source: "fd00:244:1::5", destination: "fd00:96::10" };
+    const open = traceRules(state(rules, "IPv6"), packet);
+    expect(open.outcomes.map((o) => o.summary)).toEqual([
+      "(no service) → [fd00:244:2::21]:8080  p=1.000000000  DROPPED  (the chain's policy)  if the route to fd00:244:2::21 does not leave by eth0",
+      "(no service) → [fd00:244:2::21]:8080  p=1.000000000  no masquerade  if the route to fd00:244:2::21 leaves by eth0",
+    ]);
+    const routed = traceRules(state(rules, "IPv6"), packet, {
+      routes: [{ destination: "fd00:244::/32", interface: "eth0" }],
+    });
+    expect(routed.outcomes.map((o) => [o.verdict, o.conditions.length])).toEqual([["accepted", 0]]);
+    const nodePort = { ...packet, destination: "2001:db8::10", destinationPort: 30080 };
+    expect(traceRules(state(rules, "IPv6"), nodePort).needsNodeAddress).toEqual(["2001:db8::10"]);
+    expect(
+      traceRules(state(rules, "IPv6"), {
+        ...nodePort,
+        destination: "::1",
+        outInterface: "eth0",
+      }).outcomes.map((o) => o.dnat?.address),
+    ).toEqual(["fd00:244:2::21"]);
   });
 });
 
