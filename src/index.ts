@@ -91,5 +91,13 @@ export { chainHash, endpointChain, servicePortChains, servicePortName } from "./
 export { probability } from "./naming/probability.js";
 export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
 export { createSync } from "./sync/index.js";
-export type { Packet, TraceOptions, TraceOutcome, TraceResult } from "./trace/index.js";
+export type {
+  ConditionKind,
+  Packet,
+  TraceCondition,
+  TraceOptions,
+  TraceOutcome,
+  TraceResult,
+  TraceRoute,
+} from "./trace/index.js";
 export { formatTraceText, traceRules, traceToJson } from "./trace/index.js";

@@ -12,6 +12,7 @@ import {
   type Origin,
   type Packet,
   TraceInputError,
+  type TraceRoute,
   traceRules,
   traceToJson,
 } from "../trace/index.js";
@@ -27,6 +28,8 @@ const OPTIONS = {
   proto: { type: "string" },
   from: { type: "string" },
   "in-interface": { type: "string" },
+  "out-interface": { type: "string" },
+  route: { type: "string", multiple: true },
   format: { type: "string" },
   brief: { type: "boolean" },
 } as const;
@@ -55,6 +58,14 @@ function splitSocket(
     throw new UsageError(`--${what} ${text}: the port must be 1-65535`);
   if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
   return { address, port: port === null ? null : Number(port) };
+}
+
+/** `--route CIDR=IF`: the interface the route to CIDR leaves by (checked by the tracer). */
+function parseRoute(text: string): TraceRoute {
+  const at = text.lastIndexOf("=");
+  if (at <= 0 || at === text.length - 1)
+    throw new UsageError(`--route ${text}: expected CIDR=INTERFACE (e.g. 10.244.1.0/24=cni0)`);
+  return { destination: text.slice(0, at), interface: text.slice(at + 1) };
 }
 
 function parse(argv: readonly string[]) {
@@ -112,7 +123,9 @@ function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6
 }
 
 /**
- * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input.
+ * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input, or a trace whose
+ * outcome depends on whether an address is the node's when no node address is known (the
+ * outcomes are printed, with a note to give `--node-ip`).
  *
  * @example
  * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
@@ -148,16 +161,27 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     protocol: proto as Packet["protocol"],
     from,
     ...(inInterface === undefined ? {} : { inInterface }),
+    ...(values["out-interface"] === undefined ? {} : { outInterface: values["out-interface"] }),
   };
   try {
     const result = traceRules(traced.state, packet, {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
+      routes: (values.route ?? []).map(parseRoute),
     });
     writeOut(
       format === "json"
         ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
         : formatTraceText(result, values.brief !== true),
     );
+    // Whether an address is the node's decides the outcome and the node's addresses were not
+    // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
+    if (result.needsNodeAddress.length > 0) {
+      const which = result.needsNodeAddress.join(", ");
+      writeErr(
+        `kube-iptables trace: the outcome depends on whether ${which} ${result.needsNodeAddress.length > 1 ? "are addresses" : "is an address"} of this node; give the node's addresses with --node-ip`,
+      );
+      return EXIT_INPUT;
+    }
   } catch (e) {
     if (e instanceof TraceInputError) {
       writeErr(`kube-iptables trace: ${e.message}`);
