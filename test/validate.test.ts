@@ -810,10 +810,12 @@ describe("Kubernetes List input", () => {
   };
 
   test("validateObjectKinds names unknown kinds and their item paths", () => {
-    expect(validateObjectKinds(list.items).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
-      'UNKNOWN_KIND items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
-      'UNKNOWN_KIND items[3]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)',
-      'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+    // Other kinds (and apiVersions) are one note, not errors; what is not an object is an error.
+    expect(
+      validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`),
+    ).toEqual([
+      'error TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+      "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
     ]);
     expect(validateObjectKinds([{ metadata: {} }]).map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items[0].kind",
@@ -826,14 +828,17 @@ describe("Kubernetes List input", () => {
     expect(split.servicePaths).toEqual(["items[1]", "items[4]"]);
     expect(split.endpointSlicePaths).toEqual(["items[0]"]);
     expect(split.services).toHaveLength(2);
-    expect(split.problems.map((p) => p.path)).toEqual(["items[2]", "items[3]", "items[5]"]);
+    expect(split.problems.map((p) => p.path)).toEqual(["items[5]", ""]);
+    expect(split.skipped).toEqual([
+      { path: "items[2]", kind: "Pod" },
+      { path: "items[3]", kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1beta1" },
+    ]);
   });
 
   test("validateKubernetesList reports problems at the items' paths", () => {
     expect(validateKubernetesList(list).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
-      'UNKNOWN_KIND items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
-      'UNKNOWN_KIND items[3]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)',
       'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+      "OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
       "INVALID_VALUE items[1].spec.ports[0].port: 70000 is not a port number (1-65535)",
       "DUPLICATE items[4]: Service default/web is already items[1]",
       'SKIPPED items[0].ports[0]: port name "http" (TCP) matches no port of Service default/web: kube-proxy ignores it',
@@ -852,9 +857,10 @@ describe("Kubernetes List input", () => {
     expect(stream.servicePaths).toEqual(["documents[0]", "documents[2].items[0].items[0]"]);
     expect(stream.endpointSlicePaths).toEqual(["documents[1].items[0]"]);
     expect(stream.problems.map((p) => `${p.code} ${p.path}`)).toEqual([
-      "UNKNOWN_KIND documents[1].items[1]",
       "REQUIRED documents[3].items",
+      "OTHER_KIND ",
     ]);
+    expect(stream.skipped).toEqual([{ path: "documents[1].items[1]", kind: "Pod" }]);
     // The same objects through the text reader: YAML documents, then problems at the same paths.
     const read = readClusterText(
       ["kind: ServiceList\nitems: []", "kind: EndpointSlice\napiVersion: discovery.k8s.io/v1"].join(
@@ -870,8 +876,13 @@ describe("Kubernetes List input", () => {
     const typed = splitKubernetesList({ kind: "ServiceList", items: [service()] });
     expect(typed.servicePaths).toEqual(["items[0]"]);
     expect(typed.problems).toEqual([]);
+    // A typed list of another kind is a list whose items are skipped.
+    const pods = splitKubernetesList({ kind: "PodList", items: [{ metadata: {} }] });
+    expect(pods.problems.map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
+      "OTHER_KIND : skipped 1 object of another kind: Pod (1)",
+    ]);
     expect(
-      splitKubernetesList({ kind: "PodList", items: [] }).problems.map((p) => `${p.code} ${p.path}`),
+      splitKubernetesList({ kind: "Pod", items: [] }).problems.map((p) => `${p.code} ${p.path}`),
     ).toEqual(["UNKNOWN_KIND kind"]);
     expect(splitKubernetesList({ kind: "List" }).problems.map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items",
