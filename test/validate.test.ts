@@ -229,7 +229,7 @@ describe("validateClusterInput: good input", () => {
       },
     ],
     [
-      "a zone hint without a name (Go reads it as the valid label value \"\")",
+      'a zone hint without a name (Go reads it as the valid label value "")',
       {
         services: [service()],
         endpointSlices: [slice({ endpoints: [{ addresses: ["10.244.1.1"], hints: { forZones: [{}] } }] })],
