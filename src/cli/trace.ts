@@ -92,7 +92,8 @@ async function stateOf(
   if (text === null) return null;
   const form = detectTextForm(text);
   if (form !== "cluster") {
-    const { ruleSet, problems } = parseRules(text, { family });
+    // A payload is kube-proxy's, for iptables-restore --noflush: it may jump to chains it does not declare.
+    const { ruleSet, problems } = parseRules(text, { family, noflush: form === "restore" });
     writeRuleTextProblems(files[0] as string, problems);
     if (problems.length > 0) return null;
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
