@@ -2,7 +2,6 @@
 import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { formatJson } from "../format/json.js";
-import { parseRules } from "../format/parse.js";
 import { generateRestoreText } from "../generate/restore-text.js";
 import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
@@ -12,6 +11,7 @@ import type { ClusterInput } from "../kube/types.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readClusterFiles } from "./read-cluster.js";
+import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -41,7 +41,9 @@ function parse(argv: readonly string[]) {
 function currentNatChains(file: string, family: IPFamily): string[] | null {
   const text = readInput(file);
   if (text === null) return null;
-  const { ruleSet, problems } = parseRules(text, { family });
+  const parsed = parseRulesFile(file, text, { family });
+  if (parsed === null) return null;
+  const { ruleSet, problems } = parsed;
   if (problems.length > 0) {
     writeRuleTextProblems(file, problems);
     return null;

@@ -220,6 +220,6 @@ function withArgumentPath(error: unknown, entry: Entry, path: string): unknown {
  */
 export function formatRestore(ruleSet: RuleSet): string {
   const out = new RestoreLineWriter();
-  ruleSet.tables.forEach((table, t) => writeTable(out, table, t));
+  for (let t = 0; t < ruleSet.tables.length; t++) writeTable(out, ruleSet.tables[t] as Table, t);
   return out.finish();
 }
