@@ -412,8 +412,9 @@ describe("kube-iptables generate", () => {
     const crlf = file("crlf.save", dump.replaceAll("\n", "\r\n"));
     const r = runCli(["diff", crlf, example]);
     expectInputError(r);
-    // iptables-restore reads the carriage return as part of the table name, as the message says.
-    expect(r.stderr).toContain("crlf.save: 1:2: unable to initialize table 'filter\\r'\n");
+    // iptables-restore would read the carriage return as part of the table name: one message says
+    // what the text has and how to convert it.
+    expect(r.stderr).toMatch(/crlf\.save: 1:1: the text has Windows \(CRLF\) line endings.*dos2unix/m);
     expect(r.stderr).not.toMatch(/\r/);
     // An escape sequence in a rule (here a target iptables cannot load) does not reach the terminal.
     const escaped = file("escape.save", "*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j \u001b[2J\nCOMMIT\n");

@@ -39,7 +39,8 @@ for (const folder of ["kube-proxy", "kube-proxy-v1.22"]) {
         expect(state.problems).toEqual([]);
         expect(formatSave(state.ruleSet, { tables: ["filter", "nat"] })).toBe(v.expected.save);
 
-        const payload = parseRules(v.expected.restore, { family });
+        // kube-proxy runs iptables-restore --noflush: its payload may name chains it does not declare.
+        const payload = parseRules(v.expected.restore, { family, noflush: true });
         expect(payload.problems).toEqual([]);
         const after = tryApplyRestore(builtinsOnly(family), payload.ruleSet, { noflush: true });
         expect(after.problems).toEqual([]);

@@ -16,7 +16,6 @@ import {
 import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { oneLine } from "../format/one-line.js";
-import { parseRules } from "../format/parse.js";
 import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
@@ -25,6 +24,7 @@ import type { ReadResult } from "../kube/read-value.js";
 import { expandInputs, isDirectory, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, familiesOf, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
+import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -90,7 +90,8 @@ async function readSide(
     const payload = generateRules(prepared.model);
     return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
   }
-  const parsed = parseRules(text, family === undefined ? {} : { family });
+  const parsed = parseRulesFile(file, text, family === undefined ? {} : { family });
+  if (parsed === null) return null;
   if (parsed.problems.length > 0) {
     writeRuleTextProblems(file, parsed.problems);
     return null;

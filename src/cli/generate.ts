@@ -2,7 +2,6 @@
 import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { formatJson } from "../format/json.js";
-import { parseRules } from "../format/parse.js";
 import { generateRestoreText } from "../generate/restore-text.js";
 import { generateRules } from "../generate/rules.js";
 import { generateSaveText } from "../generate/save-text.js";
@@ -18,6 +17,7 @@ import {
   readOptionsOf,
 } from "./node-options.js";
 import { readClusterFiles, usableRead } from "./read-cluster.js";
+import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -47,7 +47,9 @@ function parse(argv: readonly string[]) {
 function currentNatChains(file: string, family: IPFamily): string[] | null {
   const text = readInput(file);
   if (text === null) return null;
-  const { ruleSet, problems } = parseRules(text, { family });
+  const parsed = parseRulesFile(file, text, { family });
+  if (parsed === null) return null;
+  const { ruleSet, problems } = parsed;
   if (problems.length > 0) {
     writeRuleTextProblems(file, problems);
     return null;

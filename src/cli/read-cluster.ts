@@ -1,7 +1,7 @@
 // Cluster text → input for the CLI. JSON is read without the YAML parser, which is loaded only
 // for YAML input: it is about a third of the CLI's start-up (50-70 ms here).
 import { formatProblem, type Problem } from "../errors.js";
-import { detectTextForm } from "../format/detect.js";
+import { detectTextForm, pastedTextProblem } from "../format/detect.js";
 import type { ReadOptions } from "../kube/list.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
 import { type ReadResult, readClusterJson } from "../kube/read-value.js";
@@ -44,6 +44,12 @@ export async function readClusterFiles(
     const text = readInput(file);
     if (text === null) return null;
     const source = file === "-" ? "standard input" : file;
+    // A prompt pasted above the file: one message, not a YAML syntax error.
+    const pasted = pastedTextProblem(text, false);
+    if (pasted !== null) {
+      writeErr(`${source}: ${formatProblem(pasted)}`);
+      return null;
+    }
     if (detectTextForm(text) !== "cluster") {
       // Read as YAML, rules text only makes a puzzling syntax error.
       writeErr(`${source}: iptables rules text, not a cluster file (Services and EndpointSlices)`);

@@ -2,7 +2,6 @@
 import { parseArgs } from "node:util";
 import { formatProblem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
-import { parseRules } from "../format/parse.js";
 import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
@@ -19,6 +18,7 @@ import {
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
+import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -103,7 +103,10 @@ async function stateOf(
   if (text === null) return null;
   const form = detectTextForm(text);
   if (form !== "cluster") {
-    const { ruleSet, problems } = parseRules(text, { family });
+    // A payload is kube-proxy's, for iptables-restore --noflush: it may jump to chains it does not declare.
+    const parsed = parseRulesFile(files[0] as string, text, { family, noflush: form === "restore" });
+    if (parsed === null) return null;
+    const { ruleSet, problems } = parsed;
     writeRuleTextProblems(files[0] as string, problems);
     if (problems.length > 0) return null;
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.

@@ -18,7 +18,8 @@
 import { KubeIptablesError, type Problem } from "../errors.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../ir/canonical.js";
 import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../ir/canonical-quick.js";
-import type { Backend } from "../ir/canonical-types.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../ir/canonical-targets.js";
+import type { Backend, CanonicalTarget } from "../ir/canonical-types.js";
 import { recordSourceLines } from "../ir/state.js";
 import {
   BUILTIN_CHAINS,
@@ -30,6 +31,7 @@ import {
   type RuleSet,
   type Table,
 } from "../ir/types.js";
+import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /** Options of {@link parseRules}. */
@@ -38,6 +40,13 @@ export interface ParseOptions {
   readonly family?: IPFamily;
   /** Backend to imitate where nft and legacy accept different input (spec §12); default `"nft"`. */
   readonly backend?: Backend;
+  /**
+   * Read the text as an `iptables-restore --noflush` payload (kube-proxy's form): a rule may
+   * append to, or jump to, a chain the kernel already holds. By default every such chain must
+   * be declared above the rule in its table, as iptables-restore requires without `--noflush`
+   * (and as `iptables-save` output always is).
+   */
+  readonly noflush?: boolean;
 }
 
 /** The result of {@link parseRules}. */
@@ -73,6 +82,16 @@ const RESERVED_CHAIN_NAMES = new Set(["ACCEPT", "DROP", "RETURN", "QUEUE"]);
 const ZERO: Counters = { packets: 0n, bytes: 0n };
 const COUNTERS = /^\[(\d{1,20}):(\d{1,20})\]$/;
 const MAX_U64 = 18446744073709551615n;
+/**
+ * iptables-restore reads a line with `fgets` into a 10240-byte buffer (iptables-restore.c), so a
+ * line of more than 10239 bytes (its newline aside) is cut, and the rest read as another line.
+ */
+const MAX_LINE_BYTES = 10239;
+/** xshared.c add_param_to_argv: one argument fills at most a 1024-byte buffer with its NUL. */
+const MAX_ARGUMENT_BYTES = 1023;
+/** xshared.c add_argv: argv holds at most 255 entries; the program name, `-t` and the table take 3. */
+const MAX_ARGUMENTS = 251;
+const JUMP_FLAGS = new Set(["-j", "--jump", "-g", "--goto"]);
 
 /** A table block being read. */
 interface OpenTable {
@@ -121,6 +140,14 @@ class Parser {
   quickIPv4Rules = 0;
   readonly tokens: TokenCache = new TokenCache();
   readonly reader: WordReader;
+  /** Source lines of each table in {@link tables}. */
+  readonly tableLines: { readonly chains: number[]; readonly entries: number[] }[] = [];
+  /** The target of each rule the canonicalizer read (rules of the fast path are not in it). */
+  readonly targets = new Map<Rule, RuleTarget | null>();
+  /** Rules that have a problem of their own. */
+  readonly failed = new Set<Rule>();
+  /** Where each line starts, built on the first problem that needs a column. */
+  lineStarts: number[] | null = null;
 
   constructor(text: string, backend: Backend, fast: boolean, quickIPv4: boolean) {
     this.text = text;
@@ -141,6 +168,7 @@ class Parser {
     const table: Table = { name: t.name, chains: t.chains, entries: t.entries };
     recordSourceLines(table, { chains: t.chainLines, entries: t.entryLines });
     this.tables.push(table);
+    this.tableLines.push({ chains: t.chainLines, entries: t.entryLines });
   }
 
   run(): void {
@@ -164,6 +192,16 @@ class Parser {
   parseLine(start: number, end: number, newline: boolean, line: number): void {
     const text = this.text;
     if (start === end) return;
+    // A line can hold 10239 bytes only if it has at least 10239 / 3 code units (UTF-8 needs at
+    // most 3 bytes per UTF-16 code unit): only longer lines are measured.
+    if (end - start > MAX_LINE_BYTES / 3 && utf8Length(text, start, end) > MAX_LINE_BYTES) {
+      this.problem(
+        line,
+        1,
+        `line is longer than iptables-restore reads (${MAX_LINE_BYTES} bytes): it would be cut in two`,
+      );
+      return;
+    }
     const first = text.charCodeAt(start);
     if (first === 35 /* # */) return;
     if (first === 42 /* * */) {
@@ -213,6 +251,8 @@ class Parser {
     const count = reader.read(start + 3, end);
     if (count < 1) return false;
     const words = reader.words;
+    // Only a long line can hold too many or too long arguments (see checkArgumentLimits).
+    if (end - start > MAX_ARGUMENT_BYTES / 3) return false;
     // `-c P B` anywhere in argv (even as another option's value) is the counters: general path.
     for (let k = 1; k < count; k++) {
       const w = words[k] as string;
@@ -264,20 +304,9 @@ class Parser {
       return;
     }
     const policy = parts[1] as string;
-    let counters: Counters | undefined;
-    if (count > 2) {
-      const countersText = parts[2] as string;
-      const parsed = parseCounters(countersText);
-      if (parsed === null) {
-        this.problem(line, this.declarationColumn(start, end, 2), `invalid counters \`${countersText}'`);
-        return;
-      }
-      counters = parsed;
-    }
-    if (count > 3) {
-      this.problem(line, this.declarationColumn(start, end, 3), `Bad argument \`${parts[3]}'`);
-      return;
-    }
+    // iptables-restore without --counters never reads a chain line's counters, nor anything
+    // after them: `[x:y]`, `[0:0]\r` and extra fields all load. Valid counters are kept.
+    const counters = count > 2 ? (parseCounters(parts[2] as string) ?? undefined) : undefined;
     const isBuiltin = (BUILTIN_CHAINS[table.name] ?? []).includes(name);
     const decl: ChainDeclaration =
       counters === undefined || !isBuiltin
@@ -287,15 +316,45 @@ class Parser {
     table.chainLines.push(line);
   }
 
-  /** The 1-based column of argument `k` of a declaration line (only for error messages). */
-  declarationColumn(start: number, end: number, k: number): number {
-    const starts: number[] = [];
-    tokenizeLine(this.text, start + 1, end, false, starts);
-    return (starts[k] ?? start) - start + 1;
+  /**
+   * iptables-restore's own limits on a command line: at most {@link MAX_ARGUMENTS} arguments
+   * (a `[p:b]` prefix is not one) of at most {@link MAX_ARGUMENT_BYTES} bytes each. A line of
+   * fewer than 342 code units can break neither, so only longer ones are looked at.
+   */
+  checkArgumentLimits(
+    tokens: readonly string[],
+    start: number,
+    end: number,
+    newline: boolean,
+    line: number,
+  ): boolean {
+    if (end - start <= MAX_ARGUMENT_BYTES / 3) return true;
+    const prefix = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 1 : 0;
+    if (tokens.length - prefix > MAX_ARGUMENTS) {
+      this.problem(
+        line,
+        this.tokenColumn(start, end, newline, prefix + MAX_ARGUMENTS),
+        `Parser cannot handle more arguments (iptables-restore reads at most ${MAX_ARGUMENTS} on a line)`,
+      );
+      return false;
+    }
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k] as string;
+      if (t.length > MAX_ARGUMENT_BYTES / 3 && utf8Length(t, 0, t.length) > MAX_ARGUMENT_BYTES) {
+        this.problem(
+          line,
+          this.tokenColumn(start, end, newline, k),
+          `Parameter too long! (iptables-restore reads arguments of at most ${MAX_ARGUMENT_BYTES} bytes)`,
+        );
+        return false;
+      }
+    }
+    return true;
   }
 
   parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
     const tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
+    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
     let k = 0;
     let counters: Counters | undefined;
     const head = tokens[0];
@@ -304,12 +363,18 @@ class Parser {
       return;
     }
     if (head.charCodeAt(0) === 91 /* [ */) {
-      const c = parseCounters(head);
-      if (c === null) {
-        this.problem(line, 1, `invalid counters \`${head}'`);
+      // iptables-restore skips the prefix up to its `]` (reading the numbers only with
+      // --counters): text glued after the `]` is an argument of its own, and a missing `]` fails.
+      const close = head.indexOf("]");
+      if (close < 0) {
+        this.problem(line, 1, `Bad line ${line}: need ]`);
         return;
       }
-      counters = c;
+      if (close !== head.length - 1) {
+        this.problem(line, close + 2, `Bad argument \`${head.slice(close + 1)}'`);
+        return;
+      }
+      counters = parseCounters(head) ?? undefined;
       k = 1;
     }
     const command = tokens[k];
@@ -331,14 +396,10 @@ class Parser {
       this.parseRule(table, tokens, k, ruleOp, chain, counters, start, end, line);
       return;
     }
-    if (counters !== undefined) {
-      this.problem(line, 1, "counters are only allowed before a rule");
-      return;
-    }
     const chainOp = CHAIN_OPS[command];
     if (chainOp !== undefined) {
-      if (tokens.length > 2) {
-        this.problem(line, this.tokenColumn(start, end, newline, k), `Bad argument \`${tokens[2]}'`);
+      if (tokens.length > k + 2) {
+        this.problem(line, this.tokenColumn(start, end, newline, k + 2), `Bad argument \`${tokens[k + 2]}'`);
         return;
       }
       if (chainOp === "-N" && (chain === undefined || !this.checkChainName(chain, line, 1))) {
@@ -351,8 +412,8 @@ class Parser {
       return;
     }
     if (command === "-P" || command === "--policy") {
-      const policy = tokens[2];
-      if (chain === undefined || policy === undefined || tokens.length > 3) {
+      const policy = tokens[k + 2];
+      if (chain === undefined || policy === undefined || tokens.length > k + 3) {
         this.problem(line, this.tokenColumn(start, end, newline, k), "-P needs a chain and a policy");
         return;
       }
@@ -435,7 +496,10 @@ class Parser {
     const options = { backend: this.backend } as const;
     for (const p of this.pending) {
       const result = tryCanonicalizeRule(p.rule.args, family, options);
-      if (result.ok) continue;
+      if (result.ok) {
+        this.targets.set(p.rule, ruleTarget(result.rule.target));
+        continue;
+      }
       if (result.addressList) {
         const expanded = expandAddressLists(p.rule.args, family) ?? [];
         for (const args of expanded) {
@@ -444,6 +508,8 @@ class Parser {
             this.ruleProblem(p, one.message, one.argIndex);
             break;
           }
+          // Every rule of the expansion has the same target.
+          this.targets.set(p.rule, ruleTarget(one.rule.target));
         }
         continue;
       }
@@ -451,7 +517,72 @@ class Parser {
     }
   }
 
+  /** The target of a rule, `null` for none, `undefined` for a rule with a problem of its own. */
+  targetOf(rule: Rule): RuleTarget | null | undefined {
+    if (this.failed.has(rule)) return undefined;
+    const known = this.targets.get(rule);
+    if (known !== undefined) return known;
+    if (this.targets.has(rule)) return null;
+    // A rule of the fast path: the quick check accepted it, so its target is after the last `-j`.
+    const args = rule.args;
+    for (let a = args.length - 2; a >= 0; a--) {
+      if (args[a] === "-j") {
+        const name = args[a + 1] as string;
+        return { name, isChain: isChainName(name) };
+      }
+    }
+    return null;
+  }
+
+  /** Runs the block-wide checks of {@link checkTableStructure} on every table read. */
+  checkStructure(noflush: boolean): void {
+    for (let t = 0; t < this.tables.length; t++) {
+      const table = this.tables[t] as Table;
+      const lines = this.tableLines[t] as { chains: number[]; entries: number[] };
+      const found = checkTableStructure({
+        table,
+        chainLines: lines.chains,
+        entryLines: lines.entries,
+        backend: this.backend,
+        noflush,
+        targetOf: (rule) => this.targetOf(rule),
+      });
+      for (const f of found) this.problem(f.line, this.columnOf(f.line, f.token), f.message);
+    }
+  }
+
+  /** The 1-based column of a structure problem's token (only computed for a problem). */
+  columnOf(line: number, token: ProblemToken): number {
+    if (this.lineStarts === null) {
+      const starts = [0];
+      const text = this.text;
+      for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+      this.lineStarts = starts;
+    }
+    const start = this.lineStarts[line - 1] ?? 0;
+    const next = this.lineStarts[line];
+    const end = next === undefined ? this.text.length : next - 1;
+    const starts: number[] = [];
+    const declaration = token.kind === "declaration";
+    const tokens = tokenizeLine(this.text, declaration ? start + 1 : start, end, next !== undefined, starts);
+    let k = -1;
+    if (token.kind === "declaration") k = token.index;
+    else if (token.kind === "chain") {
+      k = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 2 : 1;
+    } else {
+      for (let a = tokens.length - 2; a >= 0; a--) {
+        if (JUMP_FLAGS.has(tokens[a] as string) && tokens[a + 1] === token.name) {
+          k = a + 1;
+          break;
+        }
+      }
+    }
+    const at = starts[k];
+    return at === undefined ? 1 : at - start + 1;
+  }
+
   ruleProblem(p: PendingRule, message: string, argIndex: number): void {
+    this.failed.add(p.rule);
     let column = 1;
     if (argIndex >= 0) {
       const starts: number[] = [];
@@ -462,6 +593,35 @@ class Parser {
     }
     this.problem(p.line, column, message);
   }
+}
+
+/** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
+function utf8Length(text: string, start: number, end: number): number {
+  let bytes = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
+function isChainName(name: string): boolean {
+  return !VERDICTS.has(name) && !TARGET_EXTENSIONS.has(name) && !PASS_THROUGH_TARGETS.has(name);
+}
+
+/** The structure check's view of a canonical target. */
+function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
+  if (target === null || target.kind === "verdict") return null;
+  return { name: target.name, isChain: target.kind === "chain" };
 }
 
 /** Whether argv has an `-s`/`-d` value containing `:` (the family detection of {@link parseRules}). */
@@ -525,6 +685,7 @@ function parse(text: string, options: ParseOptions | undefined, fast: boolean): 
     parser.run();
   }
   parser.checkRules(family);
+  parser.checkStructure(options?.noflush === true);
   parser.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { ruleSet: { family, tables: parser.tables }, problems: parser.problems };
 }

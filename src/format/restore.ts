@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { KubeIptablesError } from "../errors.js";
 import type { ChainDeclaration, Entry, RuleSet, Table } from "../ir/types.js";
+import { checkWritable, hasUnsafeCharacter, unsafeText } from "./unsafe-text.js";
 
 /**
  * Whether `text` holds a character {@link quoteArgument} escapes (`"` or `\`). Text without one
@@ -24,6 +26,9 @@ export function needsEscape(text: string): boolean {
  * backslash (kube-proxy's own rule: only comments with spaces are quoted), otherwise in double
  * quotes with `"` and `\` escaped.
  *
+ * @throws KubeIptablesError (`UNSAFE_TEXT`) for an argument holding `\n`, `\r` or NUL, which no
+ *   quoting can carry.
+ *
  * @example
  * quoteArgument("ns1/svc1:p80")             // "ns1/svc1:p80"
  * quoteArgument("ns1/svc1:p80 cluster IP")  // "\"ns1/svc1:p80 cluster IP\""
@@ -33,9 +38,14 @@ export function quoteArgument(arg: string): string {
   let blank = false;
   for (let i = 0; i < arg.length; i++) {
     const c = arg.charCodeAt(i);
-    if (c === 34 || c === 92) return `"${arg.replace(/["\\]/g, "\\$&")}"`;
-    // space, tab, newline, CR, vertical tab, form feed
-    if (c === 32 || (c >= 9 && c <= 13)) blank = true;
+    if (c === 34 || c === 92) {
+      if (hasUnsafeCharacter(arg)) throw unsafeText(arg, "");
+      return `"${arg.replace(/["\\]/g, "\\$&")}"`;
+    }
+    // No quoting carries a line feed, NUL or carriage return (see unsafe-text.ts).
+    if (c === 10 || c === 13 || c === 0) throw unsafeText(arg, "");
+    // space, tab, vertical tab, form feed
+    if (c === 32 || (c >= 9 && c <= 12)) blank = true;
   }
   // Most quoted arguments are comments with spaces and nothing to escape.
   return blank ? `"${arg}"` : arg;
@@ -60,7 +70,7 @@ function joinsCleanly(joined: string, argCount: number): boolean {
     if (c === 32) {
       if (previous === 32) return false; // an empty argument
       spaces++;
-    } else if ((c >= 9 && c <= 13) || c === 34 || c === 92) {
+    } else if ((c >= 9 && c <= 13) || c === 34 || c === 92 || c === 0) {
       return false;
     }
     previous = c;
@@ -162,11 +172,40 @@ export class RestoreLineWriter {
   }
 }
 
-function writeTable(out: RestoreLineWriter, table: Table): void {
+function writeTable(out: RestoreLineWriter, table: Table, t: number): void {
+  checkWritable(table.name, `tables[${t}].name`);
   out.line(`*${table.name}`);
-  for (const decl of table.chains) out.declaration(decl);
-  for (const entry of table.entries) out.entry(entry);
+  const chains = table.chains;
+  for (let c = 0; c < chains.length; c++) {
+    const decl = chains[c] as ChainDeclaration;
+    checkWritable(decl.name, `tables[${t}].chains[${c}].name`);
+    if (decl.policy !== null) checkWritable(decl.policy, `tables[${t}].chains[${c}].policy`);
+    out.declaration(decl);
+  }
+  const entries = table.entries;
+  // Rules come grouped by chain: each chain name is checked when it changes.
+  let checked = "";
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e] as Entry;
+    if (entry.chain !== checked) {
+      checkWritable(entry.chain, `tables[${t}].entries[${e}].chain`);
+      checked = entry.chain;
+    }
+    if (entry.kind === "policy") checkWritable(entry.policy, `tables[${t}].entries[${e}].policy`);
+    try {
+      out.entry(entry);
+    } catch (error) {
+      throw withArgumentPath(error, entry, `tables[${t}].entries[${e}]`);
+    }
+  }
   out.line("COMMIT");
+}
+
+/** quoteArgument's error, given the path of the argument it refused. */
+function withArgumentPath(error: unknown, entry: Entry, path: string): unknown {
+  if (!(error instanceof KubeIptablesError) || entry.kind !== "rule") return error;
+  const k = entry.args.findIndex(hasUnsafeCharacter);
+  return k < 0 ? error : unsafeText(entry.args[k] as string, `${path}.args[${k}]`);
 }
 
 /**
@@ -176,9 +215,11 @@ function writeTable(out: RestoreLineWriter, table: Table): void {
  * @example
  * formatRestore(generateRules(model))
  * // "*filter\n:KUBE-SERVICES - [0:0]\n…\nCOMMIT\n*nat\n…\nCOMMIT\n"
+ * @throws KubeIptablesError (`UNSAFE_TEXT`, with the path of the value) when a table, chain,
+ *   policy or argument holds `\n`, `\r` or NUL.
  */
 export function formatRestore(ruleSet: RuleSet): string {
   const out = new RestoreLineWriter();
-  for (const table of ruleSet.tables) writeTable(out, table);
+  for (let t = 0; t < ruleSet.tables.length; t++) writeTable(out, ruleSet.tables[t] as Table, t);
   return out.finish();
 }

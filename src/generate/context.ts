@@ -4,9 +4,11 @@
  *
  * @module
  */
+
 import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../model/ip.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { type ProfileTraits, profileTraits } from "./profiles.js";
+import { checkWritableArgs } from "./writable.js";
 
 /** More endpoints than this in total switch kube-proxy to large-cluster mode. */
 export const LARGE_CLUSTER_ENDPOINTS = 1000;
@@ -158,6 +160,9 @@ export function createContext(
   const detect = detector(config, family, traits);
   const nodeIPs = nodeIPsOf(config, family);
   const nodePorts = resolveNodePortAddresses(config, nodeIPs, family, traits);
+  // The interface or prefix of local-traffic detection is printed as given (addresses are canonical).
+  checkWritableArgs(detect?.ifLocal ?? null, "config.detectLocal");
+  checkWritableArgs(detect?.ifNotLocal ?? null, "config.detectLocal");
   return {
     config,
     family,

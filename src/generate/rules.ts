@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { checkWritable } from "../format/unsafe-text.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -150,10 +151,12 @@ export function payloadTail(
   const natChains: ChainDeclaration[] = [];
   const natEntries: Entry[] = [];
   if (existingChains.length > 0) {
-    const stale = existingChains
+    // A dump that declares a chain twice names it twice: it is deleted once.
+    const stale = [...new Set(existingChains)]
       .filter((c) => isServiceChain(c, ctx.traits) && !isActive(c))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const chain of stale) {
+      checkWritable(chain, `existingChains[${existingChains.indexOf(chain)}]`);
       natChains.push(userChain(chain));
       natEntries.push({ kind: "chain", op: "-X", chain });
     }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+
 import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
@@ -26,6 +27,7 @@ import { appendEndpointSaveRuns, type Balancing } from "./endpoint-save.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 import { buildXlbServicePortRules } from "./service-port-xlb.js";
+import { checkWritablePort } from "./writable.js";
 
 export type { ServicePortRules, ServicePortText } from "./block.js";
 
@@ -37,7 +39,10 @@ export type { ServicePortRules, ServicePortText } from "./block.js";
  */
 export function buildServicePortRules(port: ServicePort, ctx: GenerationContext): ServicePortRules {
   // Profiles before KUBE-EXT (v1.22) build rules; theirs need no round trip through text.
-  if (ctx.traits.externalChains === "xlb") return buildXlbServicePortRules(port, ctx);
+  if (ctx.traits.externalChains === "xlb") {
+    checkWritablePort(port);
+    return buildXlbServicePortRules(port, ctx);
+  }
   return rulesOfText(buildServicePortText(port, ctx));
 }
 
@@ -56,6 +61,8 @@ export function buildServicePortText(
   ctx: GenerationContext,
   saveRuns?: string[],
 ): ServicePortText {
+  // Every writer builds a port's rules here or above: its strings are checked once, as they enter.
+  checkWritablePort(port);
   // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
   if (ctx.traits.externalChains === "xlb") return textOfRules(buildXlbServicePortRules(port, ctx));
   const spn = servicePortName(port.namespace, port.name, port.portName);

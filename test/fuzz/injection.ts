@@ -412,7 +412,7 @@ export function checkQuoting(lib: Library, argv: readonly string[]): void {
   }
 }
 
-/** Arguments without `\n` (the one character a line-based format cannot carry in any quoting). */
+/** Arguments without `\n`, `\r` or NUL (which quoteArgument refuses: see src/format/unsafe-text.ts). */
 export const argvArbitrary: fc.Arbitrary<string[]> = fc.array(
   fc
     .oneof(
@@ -422,6 +422,6 @@ export const argvArbitrary: fc.Arbitrary<string[]> = fc.array(
         maxLength: 8,
       }),
     )
-    .map((s) => s.replaceAll("\n", "")),
+    .map((s) => s.replace(/[\n\r\0]/g, "")),
   { maxLength: 8 },
 );

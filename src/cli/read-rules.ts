@@ -1,0 +1,40 @@
+// Rules text → a RuleSet for the CLI, with what people paste around a dump handled first: a
+// shell or password prompt, Windows line endings (one message saying what to do), and rule lines
+// without their `*table` lines (`iptables-save | grep KUBE`), read as the tables kube-proxy's
+// chains place them in, with a note.
+import { formatProblem, type Problem } from "../errors.js";
+import { pastedTextProblem } from "../format/detect.js";
+import { isHeaderlessRules, readHeaderlessRules } from "../format/headerless.js";
+import { type ParseOptions, type ParseResult, parseRules } from "../format/parse.js";
+import { writeErr } from "./io.js";
+
+/**
+ * Parses one file's rules text as `parseRules` does, after the checks above; `null` after saying
+ * on stderr why the text cannot be read at all. Problems of the rules themselves are returned
+ * (with the file's own line numbers) for the caller to print.
+ */
+export function parseRulesFile(file: string, text: string, options: ParseOptions): ParseResult | null {
+  const name = file === "-" ? "standard input" : file;
+  const pasted = pastedTextProblem(text, true);
+  if (pasted !== null) {
+    writeErr(`${name}: ${formatProblem(pasted)}`);
+    return null;
+  }
+  if (!isHeaderlessRules(text)) return parseRules(text, options);
+  const read = readHeaderlessRules(text);
+  if (read === null) {
+    writeErr(
+      `${name}: rule lines without a *table line (as iptables-save | grep prints them), and none of their chains is one of kube-proxy's, which would tell the table: give the whole iptables-save output (or iptables-save -t TABLE)`,
+    );
+    return null;
+  }
+  const where = read.tables.map((t) => `${t.lines} line${t.lines === 1 ? "" : "s"} in ${t.name}`).join(", ");
+  writeErr(
+    `note: ${name} has rule lines without *table lines (as iptables-save | grep prints them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
+  );
+  const parsed = parseRules(read.text, options);
+  const problems = parsed.problems.map(
+    (p): Problem => (p.line === undefined ? p : { ...p, line: read.lineMap[p.line - 1] ?? p.line }),
+  );
+  return { ruleSet: parsed.ruleSet, problems };
+}
