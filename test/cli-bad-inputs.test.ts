@@ -14,9 +14,11 @@ const LIST_FILE = "top-kubernetes-list.json";
 describe.concurrent("bad-input corpus through the CLI (--strict)", () => {
   test.each(files.filter((f) => f !== LIST_FILE))("%s", async (file) => {
     const problems = expected[file] ?? [];
-    const r = await runCliAsync(["generate", "--strict", join(DIR, file)]);
+    const path = join(DIR, file);
+    const r = await runCliAsync(["generate", "--strict", path]);
+    // Each problem as `kube-iptables: FILE: path: message` (the file named even when it is the only one).
     expect(stderrLines(r)).toEqual(
-      problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)),
+      problems.map((p) => `kube-iptables: ${path}: ${p.path === "" ? "" : `${p.path}: `}${p.message}`),
     );
     if (problems.every((p) => p.code === "SKIPPED")) {
       // Warnings alone do not fail --strict: what kube-proxy skips is reported, the rest printed.

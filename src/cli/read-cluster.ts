@@ -23,7 +23,7 @@ export async function readClusterFiles(files: readonly string[]): Promise<ReadRe
   for (const file of files) {
     const text = readInput(file);
     if (text === null) return null;
-    const source = file === "-" ? "standard input" : file;
+    const source = file; // as the user gave it: stdin is "-"
     if (detectTextForm(text) !== "cluster") {
       // Read as YAML, rules text only makes a puzzling syntax error.
       writeErr(`${source}: iptables rules text, not a cluster file (Services and EndpointSlices)`);

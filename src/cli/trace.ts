@@ -1,6 +1,5 @@
 // `kube-iptables trace`: one packet through the rules of a cluster file or an iptables text.
 import { parseArgs } from "node:util";
-import { formatProblem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { parseRules } from "../format/parse.js";
 import { generateState, stateAfterFullSync } from "../generate/rules.js";
@@ -15,8 +14,8 @@ import {
   traceRules,
   traceToJson,
 } from "../trace/index.js";
-import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
+import { expandInputs, readInput, writeErr, writeOut, writeProblems, writeRuleTextProblems } from "./io.js";
+import { applyNodeOptions, checkNodeOptions, NODE_OPTIONS } from "./node-options.js";
 import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
@@ -86,7 +85,7 @@ async function stateOf(
   if (files === null) return null;
   if (files.length > 1) {
     const read = await readClusterFiles(files);
-    return read === null ? null : stateOfCluster(read, values, family);
+    return read === null ? null : stateOfCluster(read, values, family, undefined);
   }
   const text = readInput(files[0] as string);
   if (text === null) return null;
@@ -98,30 +97,36 @@ async function stateOf(
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  return stateOfCluster(await readCluster(text), values, family);
+  return stateOfCluster(await readCluster(text), values, family, files[0]);
 }
 
-/** A cluster's generated state, with the node IPs its config names. */
-function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6"): Traced | null {
+/** A cluster's generated state, with the node IPs its config names; `file` names its problems. */
+function stateOfCluster(
+  read: ReadResult,
+  values: Values,
+  family: "IPv4" | "IPv6",
+  file: string | undefined,
+): Traced | null {
   if (read.input === null || read.problems.length > 0) {
-    for (const p of read.problems) writeErr(formatProblem(p));
+    writeProblems(file, read.problems);
     return null;
   }
   const config = applyNodeOptions(read.input.config, values);
   const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
-  for (const p of prepared.problems) writeErr(formatProblem(p));
+  writeProblems(file, prepared.problems);
   if (prepared.model === null) return null;
   return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [] };
 }
 
 /**
- * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input.
+ * Runs `trace` and returns the exit code: 0 traced, 2 a usage error or bad input.
  *
  * @example
  * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
  */
 export async function runTrace(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
+  checkNodeOptions(values);
   if (positionals.length === 0) throw new UsageError("trace takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");
@@ -162,7 +167,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     );
   } catch (e) {
     if (e instanceof TraceInputError) {
-      writeErr(`kube-iptables trace: ${e.message}`);
+      writeErr(e.message);
       return EXIT_INPUT;
     }
     throw e;
