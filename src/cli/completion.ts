@@ -105,12 +105,12 @@ complete -F _kube_iptables kube-iptables
 
 /** Text in a zsh single-quoted `_arguments` spec: `'` closed and reopened, `[]:` escaped. */
 function zshText(text: string): string {
-  return text.replaceAll("'", "'\\''").replace(/([[\]:\\])/g, "\\$1");
+  return text.replace(/([[\]:\\])/g, "\\$1").replaceAll("'", "'\\''");
 }
 
 /** A flag's description for zsh: its help up to the first clause, without the default. */
 function zshDescription(flag: FlagSpec): string {
-  const first = flag.help.split(/; | \[|: /)[0] ?? flag.help;
+  const first = flag.brief ?? flag.help.split(/; | \[|: /)[0] ?? flag.help;
   return zshText(first.trim());
 }
 
@@ -154,8 +154,8 @@ export function zshCompletion(): string {
         : command.operands === "commands"
           ? `'1:command:(${COMMANDS.map((c) => c.name).join(" ")})'`
           : `'1:shell:(${SHELLS.join(" ")})'`;
-    const specs = [...zshFlagSpecs(command), operand].map((s) => `        ${s}`).join(" \\\n");
-    return `    ${command.name})\n      _arguments -s -S \\\n${specs}\n      ;;`;
+    const specs = [...zshFlagSpecs(command), operand].map((s) => `            ${s}`).join(" \\\n");
+    return `        ${command.name})\n          _arguments -s -S \\\n${specs}\n          ;;`;
   });
   return `#compdef kube-iptables
 # zsh completion for kube-iptables. Load it with (after compinit):

@@ -43,13 +43,18 @@ import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
 
+const OPTIONS = { ...NODE_OPTIONS, format: { type: "string" }, "all-chains": { type: "boolean" } } as const;
+
+/** The flags `diff` takes (its help and completion list them: see help.ts). */
+export const DIFF_FLAGS: readonly string[] = Object.keys(OPTIONS);
+
 function parse(argv: readonly string[]) {
   try {
     return parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: { ...NODE_OPTIONS, format: { type: "string" }, "all-chains": { type: "boolean" } },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError((e as Error).message);

@@ -31,18 +31,23 @@ import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
 
+const OPTIONS = {
+  ...NODE_OPTIONS,
+  format: { type: "string" },
+  strict: { type: "boolean" },
+  current: { type: "string" },
+} as const;
+
+/** The flags `generate` takes (its help and completion list them: see help.ts). */
+export const GENERATE_FLAGS: readonly string[] = Object.keys(OPTIONS);
+
 function parse(argv: readonly string[]) {
   try {
     return parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        ...NODE_OPTIONS,
-        format: { type: "string" },
-        strict: { type: "boolean" },
-        current: { type: "string" },
-      },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError((e as Error).message);

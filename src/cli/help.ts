@@ -16,6 +16,8 @@ export interface FlagSpec {
   readonly file?: boolean;
   /** What it does; wrapped to the help's width. */
   readonly help: string;
+  /** A few words for a completion menu, when the help's first clause does not do. */
+  readonly brief?: string;
 }
 
 /** A titled group of flags in a command's help. */
@@ -134,6 +136,7 @@ export const COMMANDS: readonly CommandSpec[] = [
             name: "format",
             value: "FORMAT",
             choices: ["save", "restore", "json"],
+            brief: "output format",
             help: "save: what iptables-save prints once the rules are loaded into an empty kernel [default]; restore: what kube-proxy hands to iptables-restore; json: the rule set as data",
           },
           FAMILY,
@@ -171,6 +174,7 @@ export const COMMANDS: readonly CommandSpec[] = [
             name: "format",
             value: "FORMAT",
             choices: ["summary", "restore"],
+            brief: "output format",
             help: "summary: what changed per Service [default]; restore: the iptables-restore --noflush delta",
           },
           { name: "all-chains", help: "compare every chain, not only kube-proxy's" },
@@ -190,8 +194,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "trace",
-    summary: "follow one packet through the rules, with the chance of each outcome",
-    usage: ["trace FILE|DIR [FILE|DIR...] --src IP[:PORT] --dst IP:PORT [options]"],
+    summary: "follow one packet through the rules: each outcome and its chance",
+    usage: ["trace FILE|DIR [...] --src IP[:PORT] --dst IP:PORT [options]"],
     about: [
       "Prints every outcome of one packet (DNAT destination, masquerade, accept, reject or drop) with its exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE is a cluster file or a rules text (an iptables-save dump of a node); several files or a directory are read as one cluster, as generate reads them.",
     ],
@@ -217,6 +221,7 @@ export const COMMANDS: readonly CommandSpec[] = [
             name: "format",
             value: "FORMAT",
             choices: ["text", "json"],
+            brief: "output format",
             help: "text [default], or the outcomes as JSON",
           },
           { name: "brief", help: "outcomes only, without the rules each path passed" },

@@ -69,7 +69,7 @@ async function run(command: string | undefined, args: readonly string[], help: b
     writeOut(mainHelp());
     return EXIT_OK;
   }
-  if (command === "help") {
+  if (command === "help" && !help) {
     const [topic, ...extra] = args;
     if (extra.length > 0) throw new UsageError(`${extra[0]}: unexpected argument`);
     const spec = topic === undefined ? undefined : commandSpec(topic);

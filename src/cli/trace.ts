@@ -30,6 +30,9 @@ const OPTIONS = {
   brief: { type: "boolean" },
 } as const;
 
+/** The flags `trace` takes (its help and completion list them: see help.ts). */
+export const TRACE_FLAGS: readonly string[] = Object.keys(OPTIONS);
+
 const ORIGINS = new Set<Origin>(["pod", "node", "external"]);
 const PROTOCOLS = new Set(["tcp", "udp", "sctp"]);
 
