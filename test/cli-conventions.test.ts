@@ -289,6 +289,9 @@ describe("diagnostics: 'kube-iptables: ' then the file, the flag or the argument
     expect(stderrLines(looped)).toEqual([`kube-iptables: ${loop}: too many levels of symbolic links`]);
     expect(stderrLines(isDir)).toEqual([`kube-iptables: ${folder}: is a directory`]);
     for (const r of [missing, notDir, looped, isDir]) expect(r.code).toBe(2);
+    // A file's name is shown with its control characters escaped: one line, nothing run by the terminal.
+    const odd = await runCliAsync(["generate", "bad\u001b[2J\nname.yaml"]);
+    expect(stderrLines(odd)).toEqual(["kube-iptables: bad\\u001b[2J\\nname.yaml: no such file or directory"]);
   });
 
   test("errno names in words, an unknown one from Node's message without the code", () => {

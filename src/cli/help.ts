@@ -256,14 +256,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
 ];
 
-/** The command of that name, if there is one. */
+/**
+ * The command of that name, if there is one.
+ *
+ * @example
+ * commandSpec("diff")?.usage // ["diff OLD NEW [options]"]
+ */
 export function commandSpec(name: string): CommandSpec | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
 
 /**
- * Wraps text to `width` columns: lines broken between words, the first line after `first`
- * columns of `indent`… see the parameters. A word longer than the line is left whole.
+ * Wraps text into lines of at most `width - indent` characters (each is printed after `indent`
+ * columns), broken between words. A word longer than a line is left whole.
  *
  * @example
  * wrap("a b c", 3, 0) // ["a b", "c"]
@@ -281,7 +286,13 @@ export function wrap(text: string, width: number, indent: number): string[] {
   return lines;
 }
 
-/** How a flag is written in the help: `-q, --quiet`, `--format save|restore|json`, `--node-ip IP`. */
+/**
+ * How a flag is written in the help.
+ *
+ * @example
+ * flagLabel({ name: "node-ip", value: "IP", help: "" }) // "--node-ip IP"
+ * flagLabel({ name: "quiet", short: "q", help: "" })    // "-q, --quiet"
+ */
 export function flagLabel(flag: FlagSpec): string {
   const names = flag.short === undefined ? `--${flag.name}` : `-${flag.short}, --${flag.name}`;
   const value = flag.choices?.join("|") ?? flag.value;

@@ -4,6 +4,7 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblem, type Problem } from "../errors.js";
+import { oneLine } from "../format/one-line.js";
 import { decodeInput } from "./decode-input.js";
 import { systemErrorText } from "./errno.js";
 import { createProgress, type Progress } from "./progress.js";
@@ -21,6 +22,9 @@ let stderrClosed = false;
  * when stderr is a terminal. A reader that stops early (`kube-iptables generate big.json | head`)
  * ends the output quietly: the rest is dropped, without an EPIPE trace, and the run keeps its
  * exit code (diff's 1 still says the sides differ).
+ *
+ * @example
+ * configureOutput({ quiet: argv.includes("-q") }); // once, before the command runs
  */
 export function configureOutput(options: { readonly quiet: boolean }): void {
   quiet = options.quiet;
@@ -42,7 +46,12 @@ function closeQuietly(stream: NodeJS.WriteStream, onClosed: () => void): void {
   });
 }
 
-/** Shows a stage of a long run on the progress line (stderr, on a terminal, unless quiet). */
+/**
+ * Shows a stage of a long run on the progress line (stderr, on a terminal, unless quiet).
+ *
+ * @example
+ * showProgress(`generating IPv4 rules for ${formatCount(ports)} service ports`);
+ */
 export function showProgress(message: string): void {
   progress.show(message);
 }
@@ -57,7 +66,9 @@ export function clearProgress(): void {
  * stderr (`FILE: no such file or directory`) and returns `null`.
  */
 export function readInput(file: string): string | null {
-  showProgress(file === "-" ? "reading standard input" : `reading ${file}`);
+  // Someone typing the input at the terminal needs the line for it.
+  if (file !== "-") showProgress(`reading ${file}`);
+  else if (process.stdin.isTTY !== true) showProgress("reading standard input");
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(file === "-" ? 0 : file);
@@ -79,13 +90,23 @@ export function writeOut(text: string): void {
   if (!stdoutClosed) process.stdout.write(text);
 }
 
-/** Writes one diagnostic line to stderr, after `kube-iptables: `. */
+/**
+ * Writes one diagnostic line to stderr, after `kube-iptables: `. Control characters (in a file's
+ * name, a flag's value) are shown escaped: a diagnostic is one line, and nothing in it reaches
+ * the terminal as a command.
+ */
 export function writeErr(line: string): void {
   clearProgress();
-  if (!stderrClosed) process.stderr.write(`${PROGRAM}: ${line}\n`);
+  if (!stderrClosed) process.stderr.write(`${PROGRAM}: ${oneLine(line)}\n`);
 }
 
-/** Writes a note (`kube-iptables: note: …`): something worth knowing that is not a problem. */
+/**
+ * Writes a note (`kube-iptables: note: …`): something worth knowing that is not a problem;
+ * `--quiet` drops it.
+ *
+ * @example
+ * writeNote("no Service has an IPv4 cluster IP"); // kube-iptables: note: no Service has …
+ */
 export function writeNote(line: string): void {
   if (!quiet) writeErr(`note: ${line}`);
 }
@@ -94,6 +115,9 @@ export function writeNote(line: string): void {
  * Writes problems, each on its line: `FILE:LINE:COL: message` or `FILE: path: message`. A problem
  * that names its own file (read from several) keeps it; `file` names the others (none: stdin's
  * or the command line's problems as they are).
+ *
+ * @example
+ * writeProblems("a.yaml", problems); // kube-iptables: a.yaml: services[1].spec.ports[0].port: …
  */
 export function writeProblems(file: string | undefined, problems: readonly Problem[]): void {
   for (const p of problems) {
