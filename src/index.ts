@@ -41,12 +41,16 @@ export { canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
 export { applyRestore } from "./ir/state.js";
 export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Table } from "./ir/types.js";
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
+export type { MirroredSlice, MirrorPaths, MirrorResult } from "./kube/endpoints-mirror.js";
+export { mirrorEndpoints, mirroredAddress } from "./kube/endpoints-mirror.js";
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
 export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
-export type { ItemKind, ObjectOrigins, SplitList } from "./kube/list.js";
+export type { ItemKind, ObjectOrigins, ReadOptions, SkippedObject, SplitList } from "./kube/list.js";
 export {
+  DEFAULT_NAMESPACE,
   relocateProblems,
   remapListPaths,
+  skippedNote,
   splitKubernetesDocuments,
   splitKubernetesList,
   validateKubernetesList,
@@ -56,12 +60,17 @@ export type { NamedRead } from "./kube/merge-input.js";
 export { mergeClusterReads } from "./kube/merge-input.js";
 export type { ReadResult } from "./kube/read-input.js";
 export { readClusterText } from "./kube/read-input.js";
+export { readClusterValue } from "./kube/read-value.js";
 export { buildModel } from "./kube/to-model.js";
 export type {
   ClusterInput,
+  EndpointAddress,
+  EndpointPort,
   EndpointSlice,
   EndpointSliceEndpoint,
   EndpointSlicePort,
+  EndpointSubset,
+  Endpoints,
   LoadBalancerIngress,
   ProxyConfigInput,
   Service,
@@ -82,5 +91,13 @@ export { chainHash, endpointChain, servicePortChains, servicePortName } from "./
 export { probability } from "./naming/probability.js";
 export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
 export { createSync } from "./sync/index.js";
-export type { Packet, TraceOptions, TraceOutcome, TraceResult } from "./trace/index.js";
+export type {
+  ConditionKind,
+  Packet,
+  TraceCondition,
+  TraceOptions,
+  TraceOutcome,
+  TraceResult,
+  TraceRoute,
+} from "./trace/index.js";
 export { formatTraceText, traceRules, traceToJson } from "./trace/index.js";

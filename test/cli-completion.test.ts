@@ -66,7 +66,8 @@ describe("bash completion", () => {
     ["trace", TRACE_FLAGS.filter((f) => f !== "family")],
   ])("%s's flags", (command, flags) => {
     const offered = bashComplete("kube-iptables", command, "x", "-");
-    expect(offered).toEqual([...flags.map((f) => `--${f}`), "--help", "--quiet", "-h", "-q"].sort());
+    // (-n is --namespace's short form, which every command takes.)
+    expect(offered).toEqual([...flags.map((f) => `--${f}`), "--help", "--quiet", "-h", "-n", "-q"].sort());
     expect(bashComplete("kube-iptables", command, "--fo")).toEqual(["--format"]);
   });
 

@@ -28,7 +28,6 @@ import {
   showProgress,
   writeNote,
   writeOut,
-  writeProblems,
   writeRuleTextProblems,
 } from "./io.js";
 import {
@@ -36,9 +35,11 @@ import {
   checkNodeOptions,
   familiesOf,
   NODE_OPTIONS,
+  readOptionsOf,
   showArgument,
+  writeClusterProblems,
 } from "./node-options.js";
-import { readCluster, readClusterFiles } from "./read-cluster.js";
+import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -82,10 +83,10 @@ interface Input {
 }
 
 /** Reads one side's text (a directory: its cluster files), or prints why it cannot and returns null. */
-async function readText(file: string): Promise<Input | null> {
+async function readText(file: string, values: Values): Promise<Input | null> {
   if (file !== "-" && isDirectory(file)) {
     const files = expandInputs([file]);
-    const cluster = files === null ? null : await readClusterFiles(files);
+    const cluster = files === null ? null : await readClusterFiles(files, readOptionsOf(values));
     const name = files?.length === 1 ? files[0] : undefined;
     return cluster === null ? null : { file, text: "", form: "cluster", cluster, name };
   }
@@ -100,16 +101,13 @@ async function readSide(
   family: IPFamily | undefined,
 ): Promise<Side | null> {
   if (form === "cluster") {
-    const read = cluster ?? (await readCluster(text));
+    const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
     // A directory's problems carry the file they are in; a single file's are named here.
-    if (read.input === null || read.problems.length > 0) {
-      writeProblems(name, read.problems);
-      return null;
-    }
+    if (!usableRead(read, false, name) || read.input === null) return null;
     const config = applyNodeOptions(read.input.config, values);
     const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
-    writeProblems(name, prepared.problems);
+    writeClusterProblems(name, prepared.problems, values);
     if (prepared.model === null) return null;
     showProgress(`generating the rules of ${file}`);
     const payload = generateRules(prepared.model);
@@ -166,9 +164,9 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
   const [oldFile, newFile] = positionals as [string, string];
   if (oldFile === "-" && newFile === "-") throw new UsageError("standard input (-) can be read once");
-  const oldInput = await readText(oldFile);
+  const oldInput = await readText(oldFile, values);
   if (oldInput === null) return EXIT_INPUT;
-  const newInput = await readText(newFile);
+  const newInput = await readText(newFile, values);
   if (newInput === null) return EXIT_INPUT;
   const sides = await readSides(oldInput, newInput, values, family);
   if (sides === null) return EXIT_INPUT;

@@ -9,24 +9,18 @@ import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
-import {
-  expandInputs,
-  readInput,
-  showProgress,
-  writeNote,
-  writeOut,
-  writeProblems,
-  writeRuleTextProblems,
-} from "./io.js";
+import { expandInputs, readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
 import {
   applyNodeOptions,
   checkNodeOptions,
   familiesOf,
   NODE_OPTIONS,
+  readOptionsOf,
   showArgument,
+  writeClusterProblems,
 } from "./node-options.js";
 import { formatCount } from "./progress.js";
-import { readClusterFiles } from "./read-cluster.js";
+import { readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -81,14 +75,11 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   checkNodeOptions(values);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;
-  const read = await readClusterFiles(files);
+  const read = await readClusterFiles(files, readOptionsOf(values));
   if (read === null) return EXIT_INPUT;
   // One file's problems are named here; several files' name their own.
   const named = files.length === 1 ? files[0] : undefined;
-  if (read.input === null || read.problems.length > 0) {
-    writeProblems(named, read.problems);
-    return EXIT_INPUT;
-  }
+  if (!usableRead(read, values.strict === true, named) || read.input === null) return EXIT_INPUT;
   const config = applyNodeOptions(read.input.config, values);
   const families = familiesOf(values.family, config);
   let existingChains: string[] = [];
@@ -113,7 +104,7 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
     );
     const fresh = prepared.problems.filter((p) => !printed.has(problemKey(p)));
     for (const p of fresh) printed.add(problemKey(p));
-    writeProblems(named, fresh);
+    writeClusterProblems(named, fresh, values);
     if (prepared.model === null) return EXIT_INPUT;
     const model = prepared.model;
     if (values.family === undefined && config.ipFamily === undefined)

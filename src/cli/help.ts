@@ -107,6 +107,14 @@ const NODE_FLAGS: readonly FlagSpec[] = [
   { name: "conntrack-tcp-be-liberal", help: "nf_conntrack_tcp_be_liberal is set [off]" },
 ];
 
+/** How objects are read (all commands take it with the node flags). */
+const NAMESPACE: FlagSpec = {
+  name: "namespace",
+  short: "n",
+  value: "NAMESPACE",
+  help: "the namespace of objects that name none [default], as with 'kubectl apply -f'; an object's own namespace wins",
+};
+
 const NODE_GROUP: FlagGroup = {
   title: "Node options (override the cluster file's config; defaults in brackets):",
   flags: NODE_FLAGS,
@@ -141,6 +149,7 @@ export const COMMANDS: readonly CommandSpec[] = [
           },
           FAMILY,
           PROFILE,
+          NAMESPACE,
           {
             name: "strict",
             help: "fail on any invalid Service or EndpointSlice (exit 2, no output) instead of leaving it out",
@@ -185,6 +194,7 @@ export const COMMANDS: readonly CommandSpec[] = [
             help: "the family of a cluster side [a rules side's, else config.ipFamily, else IPv4]",
           },
           PROFILE,
+          NAMESPACE,
         ],
       },
       NODE_GROUP,
@@ -198,6 +208,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ["trace FILE|DIR [...] --src IP[:PORT] --dst IP:PORT [options]"],
     about: [
       "Prints every outcome of one packet (DNAT destination, masquerade, accept, reject or drop) with its exact probability from the kernel's fixed-point statistic values, and the rules it passed. FILE is a cluster file or a rules text (an iptables-save dump of a node); several files or a directory are read as one cluster, as generate reads them.",
+      "--node-ip gives the node's addresses (a cluster file's config names them too): an outcome that depends on whether an address is the node's, none being known, prints both ways and exits 2 with a note.",
     ],
     groups: [
       {
@@ -224,13 +235,24 @@ export const COMMANDS: readonly CommandSpec[] = [
             brief: "output format",
             help: "text [default], or the outcomes as JSON",
           },
+          {
+            name: "out-interface",
+            value: "IF",
+            help: "the interface routes leave by, for -o matches [unknown: each outcome that depends on it names the condition, both ways]",
+          },
+          {
+            name: "route",
+            value: "CIDR=IF",
+            help: "the route to CIDR leaves by IF; repeatable (the longest prefix wins)",
+          },
           { name: "brief", help: "outcomes only, without the rules each path passed" },
           PROFILE,
+          NAMESPACE,
         ],
       },
       NODE_GROUP,
     ],
-    exit: `0 the packet was traced (whatever its outcome); ${TROUBLE}.`,
+    exit: `0 the packet was traced (whatever its outcome); ${TROUBLE}, or an outcome that depends on the node's addresses when none are known.`,
     operands: "files",
   },
   {

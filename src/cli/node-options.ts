@@ -3,6 +3,7 @@ import type { Problem } from "../errors.js";
 import { oneLine } from "../format/one-line.js";
 import type { ProxyConfigInput } from "../kube/types.js";
 import { validateClusterInput } from "../kube/validate.js";
+import { writeErr, writeProblems } from "./io.js";
 import { UsageError } from "./usage.js";
 
 /** parseArgs option definitions for the node flags. */
@@ -23,6 +24,7 @@ export const NODE_OPTIONS = {
   "conntrack-tcp-be-liberal": { type: "boolean" },
   profile: { type: "string" },
   family: { type: "string" },
+  namespace: { type: "string", short: "n" },
 } as const;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -96,6 +98,25 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
   throw new UsageError(`--family ${showArgument(flag)}: expected IPv4, IPv6 or both`);
 }
 
+/** A namespace name: a DNS-1123 label (API server: ValidateNamespaceName). */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * How to read Kubernetes objects: `--namespace` (`-n`) is the namespace of objects that name
+ * none (default `default`, as `kubectl apply -f`); an object's own namespace wins.
+ *
+ * @throws UsageError for a name the API server would refuse.
+ */
+export function readOptionsOf(values: Record<string, string | boolean | string[] | undefined>): {
+  namespace?: string;
+} {
+  const namespace = values.namespace;
+  if (typeof namespace !== "string") return {};
+  if (namespace.length > 63 || !NAMESPACE.test(namespace))
+    throw new UsageError(`--namespace ${showArgument(namespace)}: not a namespace name (a DNS-1123 label)`);
+  return { namespace };
+}
+
 /**
  * Checks the node flags without a config, so that a usage error is reported before the input is
  * read, and never hides behind an unreadable file. A flag's value is checked by the rules of the
@@ -107,6 +128,7 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
  * checkNodeOptions({ "node-ip": ["300.1.1.1"] }) // throws UsageError("--node-ip 300.1.1.1: not a valid IP address")
  */
 export function checkNodeOptions(values: Record<string, string | boolean | string[] | undefined>): void {
+  readOptionsOf(values);
   const config = applyNodeOptions(undefined, values);
   familiesOf(values.family as string | undefined, config);
   const first = validateClusterInput({ config }).find((p) => p.severity === "error");
@@ -121,7 +143,7 @@ function flagOfPath(path: string, values: Record<string, unknown>): [flag: strin
   const split = (flag: string) => (values[flag] as string[] | undefined)?.flatMap((v) => v.split(","));
   if (path === "config.hostname") return ["hostname", values.hostname];
   if (path.startsWith("config.nodeIPs")) return item("node-ip", values["node-ip"]);
-  if (path.startsWith("config.nodeLabels")) return ["zone", values.zone];
+  if (path === 'config.nodeLabels["topology.kubernetes.io/zone"]') return ["zone", values.zone];
   if (path.startsWith("config.nodePortAddresses")) {
     const list = (values["nodeport-addresses"] as string | undefined)?.split(",");
     return Number.isNaN(index)
@@ -135,6 +157,26 @@ function flagOfPath(path: string, values: Record<string, unknown>): [flag: strin
   if (path === "config.detectLocal.interface") return ["bridge-interface", values["bridge-interface"]];
   if (path === "config.detectLocal.prefix") return ["interface-name-prefix", values["interface-name-prefix"]];
   return null;
+}
+
+/**
+ * Writes the problems found in a cluster's config and objects: one in a config field that a flag
+ * set (flags win over the file) is the flag's, `--cluster-cidr 0.0.0.0/0: …`; the others are the
+ * file's (see `writeProblems`). Most flag values are checked before the input is read; this
+ * names the flag for the checks that need the cluster (a /0 CIDR of the proxier's family).
+ *
+ * @example
+ * writeClusterProblems("a.yaml", prepared.problems, values);
+ */
+export function writeClusterProblems(
+  file: string | undefined,
+  problems: readonly Problem[],
+  values: Record<string, string | boolean | string[] | undefined>,
+): void {
+  for (const p of problems) {
+    if (flagOfPath(p.path, values)?.[1] !== undefined) writeErr(flagProblem(p, values));
+    else writeProblems(file, [p]);
+  }
 }
 
 /** A problem of the flags' config as the flag's problem: `--FLAG VALUE: message`. */

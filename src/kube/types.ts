@@ -154,3 +154,49 @@ export interface ClusterInput {
   /** discovery.k8s.io/v1 EndpointSlices. */
   readonly endpointSlices?: readonly EndpointSlice[];
 }
+
+/** An address of a v1 Endpoints subset (`subsets[].addresses[]` / `notReadyAddresses[]`). */
+export interface EndpointAddress {
+  /** The IP. */
+  readonly ip: string;
+  /** The hostname; kept on the mirrored endpoint. */
+  readonly hostname?: string;
+  /** The node the address is on. */
+  readonly nodeName?: string;
+  /** The object behind the address (a Pod); kept on the mirrored endpoint. */
+  readonly targetRef?: Readonly<Record<string, unknown>>;
+}
+
+/** A port of a v1 Endpoints subset. */
+export interface EndpointPort {
+  /** Name; `""` (the default) for an unnamed one. */
+  readonly name?: string;
+  /** The port. */
+  readonly port: number;
+  /** Protocol; default `TCP`. */
+  readonly protocol?: "TCP" | "UDP" | "SCTP";
+  /** Application protocol; ignored. */
+  readonly appProtocol?: string;
+}
+
+/** A subset of a v1 Endpoints object: addresses that share the same ports. */
+export interface EndpointSubset {
+  /** Ready addresses. */
+  readonly addresses?: readonly EndpointAddress[] | null;
+  /** Addresses that are not ready. */
+  readonly notReadyAddresses?: readonly EndpointAddress[] | null;
+  /** Ports. */
+  readonly ports?: readonly EndpointPort[] | null;
+}
+
+/** A v1 Endpoints object, read as the EndpointSlices the control plane mirrors from it. */
+export interface Endpoints {
+  /** `v1`. */
+  readonly apiVersion?: string;
+  /** `Endpoints`. */
+  readonly kind?: string;
+  /** Metadata; the name is the Service's. */
+  readonly metadata: ObjectMeta;
+  /** Subsets. */
+  readonly subsets?: readonly EndpointSubset[] | null;
+}
