@@ -235,6 +235,12 @@ describe("diagnostics: 'kube-iptables: ' then the file, the flag or the argument
     expectUsage(trace, "--node-ip 300.1.1.1: not a valid IP address", "trace");
     expectUsage(diffFormat, "--format foo: expected summary or restore", "diff");
     expectUsage(traceProto, "--proto icmp: expected tcp, udp or sctp", "trace");
+    const [src, family] = await Promise.all([
+      runCliAsync(["trace", EXAMPLE, "--src", "300.1.1.1", "--dst", "10.0.0.2:80"]),
+      runCliAsync(["trace", EXAMPLE, "--src", "fd00::1", "--dst", "10.0.0.2:80"]),
+    ]);
+    expectUsage(src, "--src 300.1.1.1: not an IP address", "trace");
+    expectUsage(family, "--src fd00::1: not an IPv4 address, as --dst is", "trace");
   });
 
   test("the command line's own mistakes, in words rather than Node's", async () => {

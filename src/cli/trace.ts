@@ -6,6 +6,7 @@ import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
+import { canonicalIP } from "../model/ip.js";
 import {
   formatTraceText,
   type Origin,
@@ -65,6 +66,7 @@ function splitSocket(
   if (port !== null && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
     throw new UsageError(`--${what} ${text}: the port must be 1-65535`);
   if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
+  if (canonicalIP(address) === null) throw new UsageError(`--${what} ${text}: not an IP address`);
   return { address, port: port === null ? null : Number(port) };
 }
 
@@ -162,6 +164,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
+  if ((src.address.indexOf(":") >= 0 ? "IPv6" : "IPv4") !== family)
+    throw new UsageError(`--src ${values.src}: not an ${family} address, as --dst is`);
   readOptionsOf(values);
   const traced = await stateOf(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
