@@ -29,9 +29,11 @@ describe.concurrent("bad-input corpus through the CLI (--strict)", () => {
         ];
       return [p];
     });
-    const r = await runCliAsync(["generate", "--strict", join(DIR, file)]);
+    const path = join(DIR, file);
+    const r = await runCliAsync(["generate", "--strict", path]);
+    // Each problem as `kube-iptables: FILE: path: message` (the file named even when it is the only one).
     expect(stderrLines(r)).toEqual(
-      problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)),
+      problems.map((p) => `kube-iptables: ${path}: ${p.path === "" ? "" : `${p.path}: `}${p.message}`),
     );
     if (problems.every((p) => p.code === "SKIPPED")) {
       // Warnings alone do not fail --strict: what kube-proxy skips is reported, the rest printed.

@@ -77,10 +77,11 @@ ${others}${[serviceYaml("default"), sliceYaml({ "10.244.0.5": "true" }, "default
 
 describe("objects of other kinds", () => {
   test("a List from 'kubectl get all': its Services and slices are read, the rest named in one note", () => {
-    const r = runCli(["generate", file("all.yaml", getAll()), ...NODE]);
+    const all = file("all.yaml", getAll());
+    const r = runCli(["generate", all, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      "skipped 4 objects of other kinds: Pod (2), Deployment (1), ReplicaSet (1)",
+      `kube-iptables: ${all}: skipped 4 objects of other kinds: Pod (2), Deployment (1), ReplicaSet (1)`,
     ]);
     expect(destinations(r)).toEqual(["10.244.0.5:8080"]);
     // The same rules as without the other objects.
@@ -90,11 +91,12 @@ describe("objects of other kinds", () => {
   });
 
   test("--strict refuses other kinds: exit 2, the note, no output", () => {
-    const r = runCli(["generate", "--strict", file("all-strict.yaml", getAll()), ...NODE]);
+    const all = file("all-strict.yaml", getAll());
+    const r = runCli(["generate", "--strict", all, ...NODE]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(stderrLines(r)).toEqual([
-      "skipped 4 objects of other kinds: Pod (2), Deployment (1), ReplicaSet (1)",
+      `kube-iptables: ${all}: skipped 4 objects of other kinds: Pod (2), Deployment (1), ReplicaSet (1)`,
     ]);
   });
 
@@ -103,7 +105,7 @@ describe("objects of other kinds", () => {
     const stream = [configMap, serviceYaml(), sliceYaml({ "10.244.0.5": "true" })].join("---\n");
     const r = runCli(["generate", "-", ...NODE], stream);
     expect(r.code).toBe(0);
-    expect(stderrLines(r)).toEqual(["skipped 1 object of another kind: ConfigMap (1)"]);
+    expect(stderrLines(r)).toEqual(["kube-iptables: -: skipped 1 object of another kind: ConfigMap (1)"]);
     expect(destinations(r)).toEqual(["10.244.0.5:8080"]);
   });
 
@@ -124,7 +126,7 @@ describe("objects of other kinds", () => {
     const r = runCli(["generate", manifests, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      "skipped 3 objects of other kinds: ConfigMap (1), Deployment (1), Secret (1)",
+      "kube-iptables: skipped 3 objects of other kinds: ConfigMap (1), Deployment (1), Secret (1)",
     ]);
     expect(destinations(r)).toEqual(["10.244.0.5:8080", "10.244.0.6:8080"]);
   });
@@ -152,7 +154,7 @@ describe("objects of other kinds", () => {
     const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      "skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
+      `kube-iptables: ${path}: skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)`,
     ]);
     expect(r.stdout).toContain("default/web:http has no endpoints");
     expect(runCli(["generate", "--strict", path, ...NODE]).code).toBe(2);
@@ -185,13 +187,14 @@ describe("the namespace of objects that name none", () => {
     const r = runCli(["generate", "-n", "shop", mixed, ...NODE]);
     expect(r.stdout).toContain('"shop/web:http has no endpoints"');
     expect(stderrLines(r)).toEqual([
-      "documents[1]: no Service prod/web in the input: its endpoints make no rules",
+      `kube-iptables: ${mixed}: documents[1]: no Service prod/web in the input: its endpoints make no rules`,
     ]);
   });
 
   test("a namespace the API server would refuse is a usage error", () => {
     const r = runCli(["generate", "-n", "Shop_1", manifests(), ...NODE]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("kube-iptables: Try 'kube-iptables generate --help'.");
     expect(r.stderr).toContain("--namespace Shop_1: not a namespace name");
   });
 
@@ -205,7 +208,7 @@ describe("the namespace of objects that name none", () => {
       [serviceYaml(), sliceYaml({ "10.244.0.7": "true" })].join("---\n"),
     );
     const diff = runCli(["diff", "--namespace", "shop", path, other]);
-    expect(diff.code).toBe(0);
+    expect(diff.code).toBe(1); // the endpoints differ
     expect(diff.stdout).toContain("shop/web");
     expect(diff.stdout).not.toContain("default/web");
   });
@@ -242,16 +245,17 @@ items:
 
   test("with slices of the same Service the slices win, with a note; also across files", () => {
     const both = `${svcEp}- ${sliceYaml({ "10.244.0.7": "yes" }, "default").trimEnd().replaceAll("\n", "\n  ")}\n`;
-    const r = runCli(["generate", file("svc-ep-slices.yaml", both), ...NODE]);
+    const svcEpSlices = file("svc-ep-slices.yaml", both);
+    const r = runCli(["generate", svcEpSlices, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      "items[1]: Endpoints default/web: EndpointSlices of this Service are given too, and are read instead",
+      `kube-iptables: ${svcEpSlices}: items[1]: Endpoints default/web: EndpointSlices of this Service are given too, and are read instead`,
     ]);
     expect(destinations(r)).toEqual(["10.244.0.7:8080"]);
     const slices = file("slices-only.yaml", sliceYaml({ "10.244.0.7": "yes" }, "default"));
     const two = runCli(["generate", file("svc-ep-2.yaml", svcEp), slices, ...NODE]);
     expect(stderrLines(two)).toEqual([
-      `${join(dir, "svc-ep-2.yaml")}: items[1]: Endpoints default/web: EndpointSlices of this Service are given too, and are read instead`,
+      `kube-iptables: ${join(dir, "svc-ep-2.yaml")}: items[1]: Endpoints default/web: EndpointSlices of this Service are given too, and are read instead`,
     ]);
     expect(destinations(two)).toEqual(["10.244.0.7:8080"]);
   });
@@ -260,7 +264,7 @@ items:
     const bad = svcEp.replace("ip: 10.244.1.5", "ip: 10.244.1.500");
     const r = runCli(["generate", file("svc-ep-bad.yaml", bad), ...NODE]);
     expect(stderrLines(r)[0]).toMatch(
-      /^items\[1\]\.subsets\[0\]\.addresses\[1\]\.ip: "10\.244\.1\.500" is not/,
+      /^kube-iptables: \S+svc-ep-bad\.yaml: items\[1\]\.subsets\[0\]\.addresses\[1\]\.ip: "10\.244\.1\.500" is not/,
     );
     expect(runCli(["generate", "--strict", file("svc-ep-bad2.yaml", bad), ...NODE]).code).toBe(2);
   });

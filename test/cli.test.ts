@@ -8,7 +8,9 @@ import { parse, stringify } from "yaml";
 import { type CliResult, ROOT, runCli, stderrLines } from "./support/run-cli.js";
 
 const NODE = ["--hostname", "k8s1", "--node-ip", "10.210.40.172", "--cluster-cidr", "10.244.0.0/16"];
-const BAD_PORT = "services[1].spec.ports[0].port: 70000 is not a port number (1-65535)";
+/** The problem of the Service with port 70000 in `file`, as the CLI prints it. */
+const badPort = (file: string): string =>
+  `kube-iptables: ${file}: services[1].spec.ports[0].port: 70000 is not a port number (1-65535)`;
 let dir: string;
 
 function file(name: string, text: string): string {
@@ -24,12 +26,15 @@ function expectInputError(r: CliResult): void {
   expect(stderrLines(r).length).toBeGreaterThan(0);
 }
 
-/** Exit 1 with nothing on stdout and the usage hint on stderr. */
-function expectUsageError(r: CliResult, message: RegExp): void {
+/** Exit 2 with nothing on stdout, the message and the hint to the command's help on stderr. */
+function expectUsageError(r: CliResult, message: RegExp, command = "generate"): void {
   expect(r.stdout).toBe("");
-  expect(r.code).toBe(1);
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).toContain("Try 'kube-iptables --help'.");
+  expect(r.code).toBe(2);
+  const lines = stderrLines(r);
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(/^kube-iptables: /);
+  expect(lines[0]).toMatch(message);
+  expect(lines[1]).toBe(`kube-iptables: Try 'kube-iptables ${command === "" ? "" : `${command} `}--help'.`);
 }
 
 /** examples/cluster.yaml with a Service that has port 70000 inserted as services[1]. */
@@ -73,13 +78,13 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "kube-iptables-cli-"));
 });
 
-describe("kube-iptables --help", () => {
+describe("kube-iptables trace --help", () => {
   test("explains trace's options, not only names them in the synopsis", () => {
-    const r = runCli(["--help"]);
+    const r = runCli(["trace", "--help"]);
     expect(r.code).toBe(0);
-    const trace = r.stdout.slice(r.stdout.indexOf("\ntrace: "));
+    // Each flag's line: the flag, then (after two spaces or more) its description.
     for (const flag of ["--from", "--in-interface", "--brief"])
-      expect(trace).toMatch(new RegExp(`\\n  ${flag} `));
+      expect(r.stdout).toMatch(new RegExp(`\\n  ${flag}\\b[^\\n]*? {2,}[a-z]`));
   });
 });
 
@@ -106,35 +111,41 @@ describe("kube-iptables generate", () => {
     const bad = clusterWithBadService();
     const r = runCli(["generate", bad]);
     expect(r.code).toBe(0);
-    expect(stderrLines(r)).toEqual([BAD_PORT]);
+    expect(stderrLines(r)).toEqual([badPort(bad)]);
     expect(r.stdout).toBe(runCli(["generate", "examples/cluster.yaml"]).stdout);
   });
 
   test("--strict refuses the file with the bad Service: exit 2, nothing on stdout", () => {
-    const r = runCli(["generate", clusterWithBadService(), "--strict"]);
+    const bad = clusterWithBadService();
+    const r = runCli(["generate", bad, "--strict"]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual([BAD_PORT]);
+    expect(stderrLines(r)).toEqual([badPort(bad)]);
   });
 
   test("--family both reports a problem once, not once per family", () => {
-    const r = runCli(["generate", clusterWithBadService(), "--family", "both"]);
+    const bad = clusterWithBadService();
+    const r = runCli(["generate", bad, "--family", "both"]);
     expect(r.code).toBe(0);
-    expect(stderrLines(r)).toEqual([BAD_PORT]);
+    expect(stderrLines(r)).toEqual([badPort(bad)]);
   });
 
   test.each([
-    ["an empty file", "empty.yaml", "", ["the input is empty"]],
-    ["a file of comments", "comments.yaml", "# nothing here\n", ["the input is empty"]],
-  ])("%s: exit 2", (_what, name, text, lines) => {
-    const r = runCli(["generate", file(name, text)]);
+    ["an empty file", "empty.yaml", ""],
+    ["a file of comments", "comments.yaml", "# nothing here\n"],
+  ])("%s: exit 2", (_what, name, text) => {
+    const path = file(name, text);
+    const r = runCli(["generate", path]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual(lines);
+    expect(stderrLines(r)).toEqual([`kube-iptables: ${path}: the input is empty`]);
   });
 
   test("malformed JSON: exit 2, line and column", () => {
-    const r = runCli(["generate", file("bad.json", '{"services": [')]);
+    const path = file("bad.json", '{"services": [');
+    const r = runCli(["generate", path]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual(["1:15: the input is not valid JSON: the input ends inside an array"]);
+    expect(stderrLines(r)).toEqual([
+      `kube-iptables: ${path}:1:15: the input is not valid JSON: the input ends inside an array`,
+    ]);
   });
 
   test("malformed JSON in the second of two files and of two documents: the file, line and column", () => {
@@ -142,26 +153,35 @@ describe("kube-iptables generate", () => {
     const bad = file("stream.json", '{"kind": "List", "items": []}\n{"kind": "List",\n "items": [,]}\n');
     const r = runCli(["generate", good, bad]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual([`${bad}:3:12: the input is not valid JSON: unexpected ","`]);
+    expect(stderrLines(r)).toEqual([
+      `kube-iptables: ${bad}:3:12: the input is not valid JSON: unexpected ","`,
+    ]);
   });
 
   test("malformed YAML: exit 2, line and column", () => {
-    const r = runCli(["generate", file("bad.yaml", "services:\n  - a: [\n")]);
+    const path = file("bad.yaml", "services:\n  - a: [\n");
+    const r = runCli(["generate", path]);
     expectInputError(r);
-    expect(r.stderr).toMatch(/^\d+:\d+: the input is not valid YAML: /);
+    expect(r.stderr.startsWith(`kube-iptables: ${path}:`)).toBe(true);
+    expect(r.stderr.slice(`kube-iptables: ${path}`.length)).toMatch(
+      /^:\d+:\d+: the input is not valid YAML: /,
+    );
   });
 
   test("a List with another kind skips it with a note (the rules are the same); --strict refuses it: exit 2", () => {
     const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
     list.items.splice(2, 0, { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } });
     const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
-    const r = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE]);
+    const path = file("pod-list.json", JSON.stringify(list));
+    const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(expected.stdout);
-    expect(stderrLines(r)).toEqual(["skipped 1 object of another kind: Pod (1)"]);
-    const strict = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE, "--strict"]);
+    expect(stderrLines(r)).toEqual([`kube-iptables: ${path}: skipped 1 object of another kind: Pod (1)`]);
+    const strict = runCli(["generate", path, ...NODE, "--strict"]);
     expectInputError(strict);
-    expect(stderrLines(strict)).toEqual(["skipped 1 object of another kind: Pod (1)"]);
+    expect(stderrLines(strict)).toEqual([
+      `kube-iptables: ${path}: skipped 1 object of another kind: Pod (1)`,
+    ]);
   });
 
   test("the kubectl List as typed lists, or one document per object, gives the same save text", () => {
@@ -203,10 +223,11 @@ describe("kube-iptables generate", () => {
     const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
     const i = list.items.findIndex((item: { kind: string }) => item.kind === "EndpointSlice");
     list.items[i].apiVersion = "discovery.k8s.io/v1beta1";
-    const r = runCli(["generate", file("beta-list.json", JSON.stringify(list)), ...NODE]);
+    const path = file("beta-list.json", JSON.stringify(list));
+    const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      "skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1)",
+      `kube-iptables: ${path}: skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1)`,
     ]);
     // Its endpoints are not read: kube-proxy watches discovery.k8s.io/v1 only.
     const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
@@ -245,21 +266,22 @@ describe("kube-iptables generate", () => {
     writeFileSync(path, Buffer.from([0x7b, 0x22, 0x61, 0xc3, 0x28, 0x22, 0x7d]));
     const r = runCli(["generate", path]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual([`${path}: is not UTF-8 text (byte 3)`]);
+    expect(stderrLines(r)).toEqual([`kube-iptables: ${path}: is not UTF-8 text (byte 3)`]);
   });
 
-  test("a missing file: exit 2", () => {
-    const r = runCli(["generate", join(dir, "no-such-file.yaml")]);
+  test("a missing file: exit 2, the file and why in words", () => {
+    const path = join(dir, "no-such-file.yaml");
+    const r = runCli(["generate", path]);
     expectInputError(r);
-    expect(r.stderr).toContain("ENOENT");
+    expect(stderrLines(r)).toEqual([`kube-iptables: ${path}: no such file or directory`]);
   });
 
-  test("usage errors exit 1, before the input is read", () => {
-    expectUsageError(runCli(["generate", "examples/cluster.yaml", "--bogus"]), /Unknown option '--bogus'/);
+  test("usage errors exit 2, before the input is read", () => {
+    expectUsageError(runCli(["generate", "examples/cluster.yaml", "--bogus"]), /: --bogus: unknown option$/);
     expectUsageError(runCli(["generate"]), /generate takes a FILE/);
     expectUsageError(runCli(["generate", "examples/cluster.yaml", "--format", "xml"]), /--format xml/);
-    expectUsageError(runCli(["frobnicate"]), /unknown command "frobnicate"/);
-    // A bad flag is a usage error even when the file is missing too (it used to be exit 2).
+    expectUsageError(runCli(["frobnicate"]), /: frobnicate: unknown command$/, "");
+    // A bad flag is reported before the file is found missing.
     expectUsageError(runCli(["generate", "no-such-file", "--family", "IPv5"]), /--family IPv5/);
     expectUsageError(runCli(["generate", "no-such-file", "--masquerade-bit", "32"]), /--masquerade-bit 32/);
     expectUsageError(runCli(["generate", "no-such-file", "--profile", "v9"]), /--profile v9/);
@@ -302,7 +324,7 @@ describe("kube-iptables generate", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("default/web");
     expect(stderrLines(r)).toEqual([
-      "note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6 (or set config.ipFamily)",
+      "kube-iptables: note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6 (or set config.ipFamily)",
     ]);
     // Asked for by name, IPv4 is what the user wants: no note. A dual-stack cluster has IPv4 ports.
     expect(stderrLines(runCli(["generate", path, "--family", "IPv4"]))).toEqual([]);
@@ -332,14 +354,10 @@ describe("kube-iptables generate", () => {
   });
 
   test("a config of the wrong type is reported even with node flags on the command line", () => {
-    const r = runCli([
-      "generate",
-      file("config-array.json", '{"config": [], "services": []}'),
-      "--hostname",
-      "n1",
-    ]);
+    const path = file("config-array.json", '{"config": [], "services": []}');
+    const r = runCli(["generate", path, "--hostname", "n1"]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual(["config: expected an object, got an array"]);
+    expect(stderrLines(r)).toEqual([`kube-iptables: ${path}: config: expected an object, got an array`]);
   });
 
   test("--current deletes the per-service chains of the node's dump that no Service uses", () => {
@@ -371,7 +389,7 @@ describe("kube-iptables generate", () => {
     expect(runCli(["generate", smaller, "--format", "restore"]).stdout).not.toContain("\n-X ");
   });
 
-  test("--current: a malformed dump exits 2 with its line; two families exit 1", () => {
+  test("--current: a malformed dump exits 2 with its line; two families are a usage error", () => {
     const broken = file(
       "broken.save",
       "*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -p tcp --dport 99999 -j RETURN\nCOMMIT\n",
@@ -379,7 +397,7 @@ describe("kube-iptables generate", () => {
     const example = join(ROOT, "examples", "cluster.yaml");
     const r = runCli(["generate", example, "--current", broken]);
     expectInputError(r);
-    expect(r.stderr).toMatch(/broken\.save: .*3/);
+    expect(stderrLines(r)[0]).toMatch(/^kube-iptables: .*broken\.save:3:\d+: /);
     expectUsageError(runCli(["generate", example, "--family", "both", "--current", broken]), /--current/);
   });
 
@@ -392,9 +410,10 @@ describe("kube-iptables generate", () => {
       expectInputError(r);
       const lines = stderrLines(r);
       expect(lines).toHaveLength(21);
-      for (const line of lines.slice(0, 20)) expect(line).toMatch(/^.*not-rules\.txt: \d+:\d+: /);
-      expect(lines[0]).toMatch(/not-rules\.txt: 3:\d+: invalid port/);
-      expect(lines[20]).toMatch(/not-rules\.txt: … and 10 more problems$/);
+      for (const line of lines.slice(0, 20))
+        expect(line).toMatch(/^kube-iptables: .*not-rules\.txt:\d+:\d+: /);
+      expect(lines[0]).toMatch(/not-rules\.txt:3:\d+: invalid port/);
+      expect(lines[20]).toMatch(/^kube-iptables: .*not-rules\.txt: … and 10 more problems$/);
     };
     counted(runCli(["generate", example, "--current", notRules]));
     counted(runCli(["diff", notRules, example]));
@@ -414,7 +433,7 @@ describe("kube-iptables generate", () => {
     expectInputError(r);
     // iptables-restore would read the carriage return as part of the table name: one message says
     // what the text has and how to convert it.
-    expect(r.stderr).toMatch(/crlf\.save: 1:1: the text has Windows \(CRLF\) line endings.*dos2unix/m);
+    expect(r.stderr).toMatch(/crlf\.save:1:1: the text has Windows \(CRLF\) line endings.*dos2unix/m);
     expect(r.stderr).not.toMatch(/\r/);
     // An escape sequence in a rule (here a target iptables cannot load) does not reach the terminal.
     const escaped = file("escape.save", "*nat\n:KUBE-X - [0:0]\n-A KUBE-X -j \u001b[2J\nCOMMIT\n");
@@ -461,7 +480,7 @@ describe("kube-iptables generate with several files", () => {
     const r = runCli(["generate", node, list, eps]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      `${list}: items[1].spec.ports[0].port: 70000 is not a port number (1-65535)`,
+      `kube-iptables: ${list}: items[1].spec.ports[0].port: 70000 is not a port number (1-65535)`,
     ]);
   });
 
@@ -470,7 +489,7 @@ describe("kube-iptables generate with several files", () => {
     const r = runCli(["generate", "examples/cluster.yaml", broken]);
     expectInputError(r);
     expect(stderrLines(r)[0]).toMatch(
-      new RegExp(`^${broken.replace(/[.]/g, "\\.")}:\\d+:\\d+: the input is not valid YAML`),
+      new RegExp(`^kube-iptables: ${broken.replace(/[.]/g, "\\.")}:\\d+:\\d+: the input is not valid YAML`),
     );
   });
 
@@ -495,7 +514,9 @@ describe("kube-iptables generate with several files", () => {
     const empty = mkdtempSync(join(dir, "empty-"));
     const none = runCli(["generate", empty]);
     expectInputError(none);
-    expect(stderrLines(none)).toEqual([`${empty}: no .json, .yaml or .yml files in this directory`]);
+    expect(stderrLines(none)).toEqual([
+      `kube-iptables: ${empty}: no .json, .yaml or .yml files in this directory`,
+    ]);
   });
 
   test("a directory's links to manifests are read (a mounted ConfigMap's files are links); a broken one is named", () => {
@@ -513,7 +534,7 @@ describe("kube-iptables generate with several files", () => {
     symlinkSync(join(target, "gone.yaml"), dangling);
     const broken = runCli(["generate", mounted]);
     expectInputError(broken);
-    expect(stderrLines(broken)).toEqual([`cannot read ${dangling}: ENOENT`]);
+    expect(stderrLines(broken)).toEqual([`kube-iptables: ${dangling}: no such file or directory`]);
   });
 
   test("iptables rules text given as a cluster file is named as such, not read as broken YAML", () => {
@@ -521,14 +542,14 @@ describe("kube-iptables generate with several files", () => {
     const r = runCli(["generate", dump]);
     expectInputError(r);
     expect(stderrLines(r)).toEqual([
-      `${dump}: iptables rules text, not a cluster file (Services and EndpointSlices)`,
+      `kube-iptables: ${dump}: iptables rules text, not a cluster file (Services and EndpointSlices)`,
     ]);
   });
 
   test("a missing file is named", () => {
     const r = runCli(["generate", "examples/cluster.yaml", "no-such-file.yaml"]);
     expectInputError(r);
-    expect(stderrLines(r)).toEqual(["cannot read no-such-file.yaml: ENOENT"]);
+    expect(stderrLines(r)).toEqual(["kube-iptables: no-such-file.yaml: no such file or directory"]);
   });
 
   test("two configs, a file whose lists are not lists, or stdin twice are refused", () => {
@@ -536,13 +557,13 @@ describe("kube-iptables generate with several files", () => {
     const twice = runCli(["generate", "examples/cluster.yaml", again]);
     expectInputError(twice);
     expect(stderrLines(twice)).toEqual([
-      `${again}: config: config is also given in examples/cluster.yaml: give it once`,
+      `kube-iptables: ${again}: config: config is also given in examples/cluster.yaml: give it once`,
     ]);
     const shape = file("shape.json", JSON.stringify({ services: 3, extra: true }));
     const bad = runCli(["generate", "examples/cluster.yaml", shape]);
     expectInputError(bad);
-    expect(bad.stderr).toContain(`${shape}: services: expected an array, got the number 3`);
-    expect(bad.stderr).toContain(`${shape}: unknown key "extra"`);
+    expect(bad.stderr).toContain(`kube-iptables: ${shape}: services: expected an array, got the number 3\n`);
+    expect(bad.stderr).toContain(`kube-iptables: ${shape}: unknown key "extra"`);
     expectUsageError(runCli(["generate", "-", "-"]), /standard input \(-\) can be read once/);
   });
 });

@@ -101,7 +101,7 @@ describe("kube-iptables trace", () => {
     expect(json.out).toContain("web\\u001b[2J");
   });
 
-  it("usage errors throw UsageError (exit 1 in main)", async () => {
+  it("usage errors throw UsageError (exit 2 in main)", async () => {
     await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
     await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(
       UsageError,
@@ -140,12 +140,15 @@ describe("kube-iptables trace", () => {
     const mixed = await capture([parts, saveFile, ...flags]);
     expect(mixed.code).toBe(2);
     expect(mixed.err).toBe(
-      `${saveFile}: iptables rules text, not a cluster file (Services and EndpointSlices)\n`,
+      `kube-iptables: ${saveFile}: iptables rules text, not a cluster file (Services and EndpointSlices)\n`,
     );
   });
 
   it("bad input exits 2", async () => {
     expect((await capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst])).code).toBe(2);
-    expect((await capture([clusterFile, "--src", "fd00::1", "--dst", dst])).code).toBe(2);
+    // A source of the other family is a bad flag value: named by its flag (exit 2 in main).
+    await expect(capture([clusterFile, "--src", "fd00::1", "--dst", dst])).rejects.toThrow(
+      "--src fd00::1: not an IPv4 address, as --dst is",
+    );
   });
 });

@@ -111,7 +111,7 @@ describe("kube-iptables trace on node dumps", () => {
     const r = runCli(args);
     expect(r.code).toBe(2);
     expect(stderrLines(r)).toEqual([
-      `kube-iptables trace: the outcome depends on whether ${docker.nodeIP} is an address of this node; give the node's addresses with --node-ip`,
+      `kube-iptables: the outcome depends on whether ${docker.nodeIP} is an address of this node; give the node's addresses with --node-ip`,
     ]);
     expect(r.stdout).toContain(`default/web:http → 10.244.1.21:8080  p=0.500000000, depending on:`);
     expect(r.stdout).toContain(`  if ${docker.nodeIP} is a node address: masquerade`);
@@ -157,10 +157,11 @@ describe("kube-iptables trace on node dumps", () => {
     expect(lines[at + 1]).toMatch(/^ {6}nat PREROUTING #\d+ {2}-A PREROUTING /);
   });
 
-  it("bad --route values: a usage error (1) or a bad address (2)", () => {
+  it("bad --route values: a usage error or a bad address (both exit 2)", () => {
     const base = ["trace", dockerFile, "--src", docker.pod.ip, "--dst", clusterIP];
     const usage = runCli([...base, "--route", "cni0"]);
-    expect(usage.code).toBe(1);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("Try 'kube-iptables trace --help'.");
     expect(usage.stderr).toContain("--route cni0: expected CIDR=INTERFACE");
     const bad = runCli([...base, "--route", "10.0.0.0/40=cni0"]);
     expect(bad.code).toBe(2);

@@ -13,7 +13,6 @@ import {
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
-import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { oneLine } from "../format/one-line.js";
 import { generateRules, stateAfterFullSync } from "../generate/rules.js";
@@ -21,13 +20,34 @@ import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
-import { expandInputs, isDirectory, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, familiesOf, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import {
+  expandInputs,
+  isDirectory,
+  readInput,
+  showProgress,
+  writeNote,
+  writeOut,
+  writeRuleTextProblems,
+} from "./io.js";
+import {
+  applyNodeOptions,
+  checkNodeOptions,
+  familiesOf,
+  NODE_OPTIONS,
+  readOptionsOf,
+  showArgument,
+  writeClusterProblems,
+} from "./node-options.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
-import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
+import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
+
+const OPTIONS = { ...NODE_OPTIONS, format: { type: "string" }, "all-chains": { type: "boolean" } } as const;
+
+/** The flags `diff` takes (its help and completion list them: see help.ts). */
+export const DIFF_FLAGS: readonly string[] = Object.keys(OPTIONS);
 
 function parse(argv: readonly string[]) {
   try {
@@ -35,7 +55,7 @@ function parse(argv: readonly string[]) {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: { ...NODE_OPTIONS, format: { type: "string" }, "all-chains": { type: "boolean" } },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -58,6 +78,8 @@ interface Input {
   readonly form: ReturnType<typeof detectTextForm>;
   /** A directory's cluster files, already read as one (their problems name their own file). */
   readonly cluster?: ReadResult;
+  /** The file that problems without a file of their own are in (a directory's only file). */
+  readonly name: string | undefined;
 }
 
 /** Reads one side's text (a directory: its cluster files), or prints why it cannot and returns null. */
@@ -65,28 +87,29 @@ async function readText(file: string, values: Values): Promise<Input | null> {
   if (file !== "-" && isDirectory(file)) {
     const files = expandInputs([file]);
     const cluster = files === null ? null : await readClusterFiles(files, readOptionsOf(values));
-    return cluster === null ? null : { file, text: "", form: "cluster", cluster };
+    const name = files?.length === 1 ? files[0] : undefined;
+    return cluster === null ? null : { file, text: "", form: "cluster", cluster, name };
   }
   const text = readInput(file);
-  return text === null ? null : { file, text, form: detectTextForm(text) };
+  return text === null ? null : { file, text, form: detectTextForm(text), name: file };
 }
 
 /** Reads one side for a family (a rules side detects its own without one), or prints its problems. */
 async function readSide(
-  { file, text, form, cluster }: Input,
+  { file, text, form, cluster, name }: Input,
   values: Values,
   family: IPFamily | undefined,
 ): Promise<Side | null> {
   if (form === "cluster") {
     const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
     // A directory's problems carry the file they are in; a single file's are named here.
-    const where = (p: Problem) => (p.source === undefined ? `${file}: ` : "");
-    if (!usableRead(read, false, where) || read.input === null) return null;
+    if (!usableRead(read, false, name) || read.input === null) return null;
     const config = applyNodeOptions(read.input.config, values);
     const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
-    for (const p of prepared.problems) writeErr(`${where(p)}${formatProblem(p)}`);
+    writeClusterProblems(name, prepared.problems, values);
     if (prepared.model === null) return null;
+    showProgress(`generating the rules of ${file}`);
     const payload = generateRules(prepared.model);
     return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
   }
@@ -123,17 +146,25 @@ async function readSides(oldInput: Input, newInput: Input, values: Values, famil
   return newFirst ? { oldSide: second, newSide: first } : { oldSide: first, newSide: second };
 }
 
-/** Runs `diff` and returns the exit code. */
+/**
+ * Runs `diff` and returns the exit code, as diff(1): 0 no differences, 1 differences (in the
+ * chains compared), 2 trouble.
+ *
+ * @example
+ * await runDiff(["old.save", "cluster.yaml", "--format", "restore"]) // 1: kube-proxy would change rules
+ */
 export async function runDiff(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   if (positionals.length !== 2)
     throw new UsageError("diff takes two files or directories: OLD NEW (either may be - for stdin)");
   const format = values.format ?? "summary";
-  if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected summary or restore`);
-  if (values.family === "both") throw new UsageError("diff compares one family: --family IPv4 or IPv6");
+  if (!FORMATS.has(format))
+    throw new UsageError(`--format ${showArgument(format)}: expected summary or restore`);
+  if (values.family === "both") throw new UsageError("--family both: diff compares one family, IPv4 or IPv6");
+  checkNodeOptions(values);
   const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
   const [oldFile, newFile] = positionals as [string, string];
-  readOptionsOf(values);
+  if (oldFile === "-" && newFile === "-") throw new UsageError("standard input (-) can be read once");
   const oldInput = await readText(oldFile, values);
   if (oldInput === null) return EXIT_INPUT;
   const newInput = await readText(newFile, values);
@@ -146,6 +177,7 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   const owned = oldSide.owned ?? newSide.owned ?? isKubeProxyChain;
   // A stale chain another program's rule still jumps to stays (its -X would fail the restore).
   const chains = ownedOnly ? sparingReferenced(oldSide.state, newSide.state, owned) : undefined;
+  showProgress("comparing");
   const diff = diffRules(oldSide.state, newSide.state, chains === undefined ? {} : { chains });
   writeOut(format === "restore" ? formatDelta(diff) : summarizeDiff(diff));
   // Two node dumps: say when chains left out of the comparison differ too, so that "no changes"
@@ -159,8 +191,8 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
         names.length === 1
           ? "1 chain that kube-proxy does not own differs"
           : `${names.length} chains that kube-proxy does not own differ`;
-      writeErr(oneLine(`note: ${what} too (${shown.join(", ")}); --all-chains compares them`));
+      writeNote(oneLine(`${what} too (${shown.join(", ")}); --all-chains compares them`));
     }
   }
-  return EXIT_OK;
+  return diff.tables.length > 0 ? EXIT_DIFFER : EXIT_OK;
 }

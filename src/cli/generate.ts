@@ -1,6 +1,6 @@
 // `kube-iptables generate`: cluster file or Kubernetes objects → rules text.
 import { parseArgs } from "node:util";
-import { formatProblem } from "../errors.js";
+import type { Problem } from "../errors.js";
 import { formatJson } from "../format/json.js";
 import { generateRestoreText } from "../generate/restore-text.js";
 import { generateRules } from "../generate/rules.js";
@@ -8,19 +8,32 @@ import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
-import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
+import { expandInputs, readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
 import {
   applyNodeOptions,
   checkNodeOptions,
   familiesOf,
   NODE_OPTIONS,
   readOptionsOf,
+  showArgument,
+  writeClusterProblems,
 } from "./node-options.js";
+import { formatCount } from "./progress.js";
 import { readClusterFiles, usableRead } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
+
+const OPTIONS = {
+  ...NODE_OPTIONS,
+  format: { type: "string" },
+  strict: { type: "boolean" },
+  current: { type: "string" },
+} as const;
+
+/** The flags `generate` takes (its help and completion list them: see help.ts). */
+export const GENERATE_FLAGS: readonly string[] = Object.keys(OPTIONS);
 
 function parse(argv: readonly string[]) {
   try {
@@ -28,12 +41,7 @@ function parse(argv: readonly string[]) {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        ...NODE_OPTIONS,
-        format: { type: "string" },
-        strict: { type: "boolean" },
-        current: { type: "string" },
-      },
+      options: OPTIONS,
     });
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -64,13 +72,16 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");
   const format = values.format ?? "save";
-  if (!FORMATS.has(format)) throw new UsageError(`--format ${format}: expected save, restore or json`);
+  if (!FORMATS.has(format))
+    throw new UsageError(`--format ${showArgument(format)}: expected save, restore or json`);
   checkNodeOptions(values);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;
   const read = await readClusterFiles(files, readOptionsOf(values));
   if (read === null) return EXIT_INPUT;
-  if (!usableRead(read, values.strict === true) || read.input === null) return EXIT_INPUT;
+  // One file's problems are named here; several files' name their own.
+  const named = files.length === 1 ? files[0] : undefined;
+  if (!usableRead(read, values.strict === true, named) || read.input === null) return EXIT_INPUT;
   const config = applyNodeOptions(read.input.config, values);
   const families = familiesOf(values.family, config);
   let existingChains: string[] = [];
@@ -87,19 +98,20 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   // With --family both, a problem outside the family-specific checks is found twice: print it once.
   const printed = new Set<string>();
   for (const family of families) {
+    const { services, endpointSlices } = read.input;
+    showProgress(`checking ${countOf(services)} Services and ${countOf(endpointSlices)} EndpointSlices`);
     const prepared = prepareCluster(
       { ...read.input, config },
       { family, strict: values.strict === true, origins: read.origins },
     );
-    for (const p of prepared.problems) {
-      const line = formatProblem(p);
-      if (!printed.has(line)) writeErr(line);
-      printed.add(line);
-    }
+    const fresh = prepared.problems.filter((p) => !printed.has(problemKey(p)));
+    for (const p of fresh) printed.add(problemKey(p));
+    writeClusterProblems(named, fresh, values);
     if (prepared.model === null) return EXIT_INPUT;
     const model = prepared.model;
     if (values.family === undefined && config.ipFamily === undefined)
       hintOtherFamily(model.servicePorts.length, { ...read.input, config });
+    showProgress(`generating ${family} rules for ${formatCount(model.servicePorts.length)} service ports`);
     const body =
       format === "restore"
         ? generateRestoreText(model, options)
@@ -128,7 +140,17 @@ function hintOtherFamily(ports: number, input: ClusterInput): void {
   const other = prepareCluster(input, { family: "IPv6" }).model;
   const found = other?.servicePorts.length ?? 0;
   if (found === 0) return;
-  writeErr(
-    `note: no Service has an IPv4 cluster IP, and ${found} service port${found === 1 ? " has" : "s have"} an IPv6 one: give --family IPv6 (or set config.ipFamily)`,
+  writeNote(
+    `no Service has an IPv4 cluster IP, and ${found} service port${found === 1 ? " has" : "s have"} an IPv6 one: give --family IPv6 (or set config.ipFamily)`,
   );
+}
+
+/** A problem's identity, to print it once when both families find it. */
+function problemKey(p: Problem): string {
+  return `${p.source ?? ""}\0${p.path}\0${p.line ?? ""}:${p.column ?? ""}\0${p.message}`;
+}
+
+/** How many items a list of the input holds, for a progress message (not checked yet: any value). */
+function countOf(list: unknown): string {
+  return formatCount(Array.isArray(list) ? list.length : 0);
 }

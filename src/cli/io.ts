@@ -1,52 +1,142 @@
-// File and stream access for the CLI: the only place that reads files or stdin.
+// File and stream access for the CLI: the only place that reads files or stdin, and writes to
+// stdout and stderr. Every line on stderr starts with `kube-iptables: `, then the file when there
+// is one (`FILE:LINE:COL: …` or `FILE: path: …`, stdin as `-`), as diff(1) and cc(1) print them.
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { formatProblem, type Problem } from "../errors.js";
+import { oneLine } from "../format/one-line.js";
 import { decodeInput } from "./decode-input.js";
+import { systemErrorText } from "./errno.js";
+import { createProgress, type Progress } from "./progress.js";
+
+/** What starts every line on stderr. */
+export const PROGRAM = "kube-iptables";
+
+let quiet = false;
+let progress: Progress = createProgress(process.stderr, false);
+let stdoutClosed = false;
+let stderrClosed = false;
+
+/**
+ * Sets up the output of one run: `quiet` drops notes and the progress line, which is drawn only
+ * when stderr is a terminal. A reader that stops early (`kube-iptables generate big.json | head`)
+ * ends the output quietly: the rest is dropped, without an EPIPE trace, and the run keeps its
+ * exit code (diff's 1 still says the sides differ).
+ *
+ * @example
+ * configureOutput({ quiet: argv.includes("-q") }); // once, before the command runs
+ */
+export function configureOutput(options: { readonly quiet: boolean }): void {
+  quiet = options.quiet;
+  progress = createProgress(process.stderr, !quiet);
+  closeQuietly(process.stdout, () => {
+    stdoutClosed = true;
+  });
+  closeQuietly(process.stderr, () => {
+    stderrClosed = true;
+  });
+}
+
+/** On EPIPE (the reader is gone) `onClosed`; any other stream error stays an error. */
+function closeQuietly(stream: NodeJS.WriteStream, onClosed: () => void): void {
+  if (stream.listenerCount("error") > 0) return; // configured already
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    onClosed();
+  });
+}
+
+/**
+ * Shows a stage of a long run on the progress line (stderr, on a terminal, unless quiet).
+ *
+ * @example
+ * showProgress(`generating IPv4 rules for ${formatCount(ports)} service ports`);
+ */
+export function showProgress(message: string): void {
+  progress.show(message);
+}
+
+/** Clears the progress line (done before any other output, and at the end of the run). */
+export function clearProgress(): void {
+  progress.clear();
+}
 
 /**
  * Reads a file, or stdin for `-`, as text (see {@link decodeInput}); when it cannot, says why on
- * stderr and returns `null`.
+ * stderr (`FILE: no such file or directory`) and returns `null`.
  */
 export function readInput(file: string): string | null {
-  const name = file === "-" ? "standard input" : file;
+  // Someone typing the input at the terminal needs the line for it.
+  if (file !== "-") showProgress(`reading ${file}`);
+  else if (process.stdin.isTTY !== true) showProgress("reading standard input");
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(file === "-" ? 0 : file);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    writeErr(`cannot read ${name}: ${err.code ?? err.message}`);
+    writeErr(`${file}: ${systemErrorText(e)}`);
     return null;
   }
   const decoded = decodeInput(bytes);
   if ("problem" in decoded) {
-    writeErr(`${name}: ${decoded.problem}`);
+    writeErr(`${file}: ${decoded.problem}`);
     return null;
   }
   return decoded.text;
 }
 
-/** Writes to stdout. */
+/** Writes to stdout (nothing once the reader has gone). */
 export function writeOut(text: string): void {
-  process.stdout.write(text);
+  clearProgress();
+  if (!stdoutClosed) process.stdout.write(text);
 }
 
-/** Writes one line to stderr. */
+/**
+ * Writes one diagnostic line to stderr, after `kube-iptables: `. Control characters (in a file's
+ * name, a flag's value) are shown escaped: a diagnostic is one line, and nothing in it reaches
+ * the terminal as a command.
+ */
 export function writeErr(line: string): void {
-  process.stderr.write(`${line}\n`);
+  clearProgress();
+  if (!stderrClosed) process.stderr.write(`${PROGRAM}: ${oneLine(line)}\n`);
+}
+
+/**
+ * Writes a note (`kube-iptables: note: …`): something worth knowing that is not a problem;
+ * `--quiet` drops it.
+ *
+ * @example
+ * writeNote("no Service has an IPv4 cluster IP"); // kube-iptables: note: no Service has …
+ */
+export function writeNote(line: string): void {
+  if (!quiet) writeErr(`note: ${line}`);
+}
+
+/**
+ * Writes problems, each on its line: `FILE:LINE:COL: message` or `FILE: path: message`. A problem
+ * that names its own file (read from several) keeps it; `file` names the others (none: stdin's
+ * or the command line's problems as they are).
+ *
+ * @example
+ * writeProblems("a.yaml", problems); // kube-iptables: a.yaml: services[1].spec.ports[0].port: …
+ */
+export function writeProblems(file: string | undefined, problems: readonly Problem[]): void {
+  for (const p of problems) {
+    const named = p.source === undefined && file !== undefined ? { ...p, source: file } : p;
+    writeErr(formatProblem(named));
+  }
 }
 
 /** How many problems of one rules text are printed; the rest are counted. */
 export const RULE_TEXT_PROBLEMS_SHOWN = 20;
 
 /**
- * Prints the problems found in one file of iptables rules, each as `FILE: line:col: message`, at
+ * Prints the problems found in one file of iptables rules, each as `FILE:LINE:COL: message`, at
  * most {@link RULE_TEXT_PROBLEMS_SHOWN} of them and then how many more there were: text that is
  * not rules at all (a cluster file given as a dump) would otherwise give a line per line.
  */
 export function writeRuleTextProblems(file: string, problems: readonly Problem[]): void {
   const shown = problems.slice(0, RULE_TEXT_PROBLEMS_SHOWN);
-  for (const p of shown) writeErr(`${file}: ${formatProblem(p)}`);
+  writeProblems(file, shown);
   const more = problems.length - shown.length;
   if (more > 0) writeErr(`${file}: … and ${more} more problem${more === 1 ? "" : "s"}`);
 }
@@ -66,7 +156,14 @@ export function expandInputs(args: readonly string[]): string[] | null {
       files.push(arg);
       continue;
     }
-    const inside = readdirSync(arg, { withFileTypes: true })
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(arg, { withFileTypes: true });
+    } catch (e) {
+      writeErr(`${arg}: ${systemErrorText(e)}`);
+      return null;
+    }
+    const inside = entries
       .filter((entry) => MANIFEST.test(entry.name) && isManifestEntry(arg, entry))
       .map((entry) => entry.name)
       .sort();

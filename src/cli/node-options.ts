@@ -1,5 +1,9 @@
 // Command-line flags that describe the node, turned into config overrides.
+import type { Problem } from "../errors.js";
+import { oneLine } from "../format/one-line.js";
 import type { ProxyConfigInput } from "../kube/types.js";
+import { validateClusterInput } from "../kube/validate.js";
+import { writeErr, writeProblems } from "./io.js";
 import { UsageError } from "./usage.js";
 
 /** parseArgs option definitions for the node flags. */
@@ -65,7 +69,7 @@ export function applyNodeOptions(
   const bit = str("masquerade-bit");
   if (bit !== undefined) {
     if (!/^\d{1,2}$/.test(bit) || Number(bit) > 31)
-      throw new UsageError(`--masquerade-bit ${bit}: not a bit number 0-31`);
+      throw new UsageError(`--masquerade-bit ${showArgument(bit)}: not a bit number 0-31`);
     config.masqueradeBit = Number(bit);
   }
   if (values["masquerade-all"] === true) config.masqueradeAll = true;
@@ -80,7 +84,7 @@ export function applyNodeOptions(
   const profile = str("profile");
   if (profile !== undefined) {
     if (!PROFILES.has(profile))
-      throw new UsageError(`--profile ${profile}: expected v1.30, v1.32, latest or v1.22`);
+      throw new UsageError(`--profile ${showArgument(profile)}: expected v1.30, v1.32, latest or v1.22`);
     config.profile = profile as ProxyConfigInput["profile"] & string;
   }
   return config;
@@ -91,7 +95,7 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
   if (flag === undefined) return [config.ipFamily ?? "IPv4"];
   if (flag === "IPv4" || flag === "IPv6") return [flag];
   if (flag === "both") return ["IPv4", "IPv6"];
-  throw new UsageError(`--family ${flag}: expected IPv4, IPv6 or both`);
+  throw new UsageError(`--family ${showArgument(flag)}: expected IPv4, IPv6 or both`);
 }
 
 /** A namespace name: a DNS-1123 label (API server: ValidateNamespaceName). */
@@ -109,17 +113,89 @@ export function readOptionsOf(values: Record<string, string | boolean | string[]
   const namespace = values.namespace;
   if (typeof namespace !== "string") return {};
   if (namespace.length > 63 || !NAMESPACE.test(namespace))
-    throw new UsageError(`--namespace ${namespace}: not a namespace name (a DNS-1123 label)`);
+    throw new UsageError(`--namespace ${showArgument(namespace)}: not a namespace name (a DNS-1123 label)`);
   return { namespace };
 }
 
 /**
- * Checks the node flags without a config, so that a usage error (exit 1) is reported before
- * the input is read, and never hides behind an unreadable file (exit 2).
+ * Checks the node flags without a config, so that a usage error is reported before the input is
+ * read, and never hides behind an unreadable file. A flag's value is checked by the rules of the
+ * config field it sets (one set of rules: the config validator's) and reported under the flag's
+ * name: `--node-ip 300.1.1.1: not a valid IP address`, not `config.nodeIPs[0]: …`.
  *
  * @throws UsageError for a bad or conflicting flag.
+ * @example
+ * checkNodeOptions({ "node-ip": ["300.1.1.1"] }) // throws UsageError("--node-ip 300.1.1.1: not a valid IP address")
  */
 export function checkNodeOptions(values: Record<string, string | boolean | string[] | undefined>): void {
   readOptionsOf(values);
-  familiesOf(values.family as string | undefined, applyNodeOptions(undefined, values));
+  const config = applyNodeOptions(undefined, values);
+  familiesOf(values.family as string | undefined, config);
+  const first = validateClusterInput({ config }).find((p) => p.severity === "error");
+  if (first !== undefined) throw new UsageError(flagProblem(first, values));
+}
+
+/** The flags whose values land in a config field, by the field's path. */
+function flagOfPath(path: string, values: Record<string, unknown>): [flag: string, value: unknown] | null {
+  const index = Number(/\[(\d+)\]$/.exec(path)?.[1] ?? Number.NaN);
+  const item = (flag: string, list: unknown): [string, unknown] =>
+    Number.isNaN(index) ? [flag, list] : [flag, (list as string[] | undefined)?.[index]];
+  const split = (flag: string) => (values[flag] as string[] | undefined)?.flatMap((v) => v.split(","));
+  if (path === "config.hostname") return ["hostname", values.hostname];
+  if (path.startsWith("config.nodeIPs")) return item("node-ip", values["node-ip"]);
+  if (path === 'config.nodeLabels["topology.kubernetes.io/zone"]') return ["zone", values.zone];
+  if (path.startsWith("config.nodePortAddresses")) {
+    const list = (values["nodeport-addresses"] as string | undefined)?.split(",");
+    return Number.isNaN(index)
+      ? ["nodeport-addresses", values["nodeport-addresses"]]
+      : item("nodeport-addresses", list);
+  }
+  if (path.startsWith("config.detectLocal.cidrs")) {
+    const flag = values["cluster-cidr"] !== undefined ? "cluster-cidr" : "node-cidr";
+    return item(flag, split(flag));
+  }
+  if (path === "config.detectLocal.interface") return ["bridge-interface", values["bridge-interface"]];
+  if (path === "config.detectLocal.prefix") return ["interface-name-prefix", values["interface-name-prefix"]];
+  return null;
+}
+
+/**
+ * Writes the problems found in a cluster's config and objects: one in a config field that a flag
+ * set (flags win over the file) is the flag's, `--cluster-cidr 0.0.0.0/0: …`; the others are the
+ * file's (see `writeProblems`). Most flag values are checked before the input is read; this
+ * names the flag for the checks that need the cluster (a /0 CIDR of the proxier's family).
+ *
+ * @example
+ * writeClusterProblems("a.yaml", prepared.problems, values);
+ */
+export function writeClusterProblems(
+  file: string | undefined,
+  problems: readonly Problem[],
+  values: Record<string, string | boolean | string[] | undefined>,
+): void {
+  for (const p of problems) {
+    if (flagOfPath(p.path, values)?.[1] !== undefined) writeErr(flagProblem(p, values));
+    else writeProblems(file, [p]);
+  }
+}
+
+/** A problem of the flags' config as the flag's problem: `--FLAG VALUE: message`. */
+function flagProblem(p: Problem, values: Record<string, unknown>): string {
+  const found = flagOfPath(p.path, values);
+  if (found === null) return oneLine(`${p.path}: ${p.message}`);
+  const [flag, value] = found;
+  // The validator's message starts with the value it quotes; the flag shows it already.
+  const message = p.message.replace(/^"(?:[^"\\]|\\.)*"…? (?:is )?/, "");
+  return oneLine(`--${flag} ${typeof value === "string" ? showArgument(value) : String(value)}: ${message}`);
+}
+
+/**
+ * A command-line value as a shell would take it back: as it is when plain, else in single quotes.
+ *
+ * @example
+ * showArgument("10.0.0.0/8") // "10.0.0.0/8"
+ * showArgument("a b")        // "'a b'"
+ */
+export function showArgument(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

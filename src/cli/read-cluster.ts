@@ -1,11 +1,10 @@
 // Cluster text → input for the CLI. JSON is read without the YAML parser, which is loaded only
 // for YAML input: it is about a third of the CLI's start-up (50-70 ms here).
-import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm, pastedTextProblem } from "../format/detect.js";
 import type { ReadOptions } from "../kube/list.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
 import { type ReadResult, readClusterJson } from "../kube/read-value.js";
-import { readInput, writeErr } from "./io.js";
+import { readInput, writeErr, writeProblems } from "./io.js";
 
 /** Reads a cluster file's text (JSON or YAML), as `readClusterText` does. */
 export async function readCluster(text: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -17,15 +16,11 @@ export async function readCluster(text: string, options: ReadOptions = {}): Prom
 
 /**
  * Prints a read input's problems (errors, and notes such as the objects of other kinds that were
- * skipped), each after `where(p)`; whether the input can be used: it cannot when it has errors,
- * or, with `strict`, objects of other kinds.
+ * skipped), those without a file of their own named as in `file` (see `writeProblems`); whether
+ * the input can be used: it cannot when it has errors, or, with `strict`, objects of other kinds.
  */
-export function usableRead(
-  read: ReadResult,
-  strict: boolean,
-  where: (p: Problem) => string = () => "",
-): boolean {
-  for (const p of read.problems) writeErr(`${where(p)}${formatProblem(p)}`);
+export function usableRead(read: ReadResult, strict: boolean, file?: string): boolean {
+  writeProblems(file, read.problems);
   if (read.input === null) return false;
   return !read.problems.some((p) => p.severity === "error" || (strict && p.code === "OTHER_KIND"));
 }
@@ -43,11 +38,11 @@ export async function readClusterFiles(
   for (const file of files) {
     const text = readInput(file);
     if (text === null) return null;
-    const source = file === "-" ? "standard input" : file;
+    const source = file; // as the user gave it: stdin is "-"
     // A prompt pasted above the file: one message, not a YAML syntax error.
     const pasted = pastedTextProblem(text, false);
     if (pasted !== null) {
-      writeErr(`${source}: ${formatProblem(pasted)}`);
+      writeProblems(source, [pasted]);
       return null;
     }
     if (detectTextForm(text) !== "cluster") {

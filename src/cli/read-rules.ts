@@ -2,11 +2,11 @@
 // shell or password prompt, Windows line endings (one message saying what to do), and rule lines
 // without their `*table` lines (`iptables-save | grep KUBE`), read as the tables kube-proxy's
 // chains place them in, with a note.
-import { formatProblem, type Problem } from "../errors.js";
+import type { Problem } from "../errors.js";
 import { pastedTextProblem } from "../format/detect.js";
 import { isHeaderlessRules, readHeaderlessRules } from "../format/headerless.js";
 import { type ParseOptions, type ParseResult, parseRules } from "../format/parse.js";
-import { writeErr } from "./io.js";
+import { writeErr, writeNote, writeProblems } from "./io.js";
 
 /**
  * Parses one file's rules text as `parseRules` does, after the checks above; `null` after saying
@@ -14,10 +14,10 @@ import { writeErr } from "./io.js";
  * (with the file's own line numbers) for the caller to print.
  */
 export function parseRulesFile(file: string, text: string, options: ParseOptions): ParseResult | null {
-  const name = file === "-" ? "standard input" : file;
+  const name = file; // as the user gave it: stdin is "-"
   const pasted = pastedTextProblem(text, true);
   if (pasted !== null) {
-    writeErr(`${name}: ${formatProblem(pasted)}`);
+    writeProblems(name, [pasted]);
     return null;
   }
   if (!isHeaderlessRules(text)) return parseRules(text, options);
@@ -29,8 +29,8 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
     return null;
   }
   const where = read.tables.map((t) => `${t.lines} line${t.lines === 1 ? "" : "s"} in ${t.name}`).join(", ");
-  writeErr(
-    `note: ${name} has rule lines without *table lines (as iptables-save | grep prints them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
+  writeNote(
+    `${name} has rule lines without *table lines (as iptables-save | grep prints them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
   );
   const parsed = parseRules(read.text, options);
   const problems = parsed.problems.map(

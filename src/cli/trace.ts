@@ -1,11 +1,11 @@
 // `kube-iptables trace`: one packet through the rules of a cluster file or an iptables text.
 import { parseArgs } from "node:util";
-import { formatProblem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { generateState, stateAfterFullSync } from "../generate/rules.js";
 import type { RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
+import { canonicalIP } from "../model/ip.js";
 import {
   formatTraceText,
   type Origin,
@@ -16,7 +16,13 @@ import {
   traceToJson,
 } from "../trace/index.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import {
+  applyNodeOptions,
+  checkNodeOptions,
+  NODE_OPTIONS,
+  readOptionsOf,
+  writeClusterProblems,
+} from "./node-options.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -33,6 +39,9 @@ const OPTIONS = {
   format: { type: "string" },
   brief: { type: "boolean" },
 } as const;
+
+/** The flags `trace` takes (its help and completion list them: see help.ts). */
+export const TRACE_FLAGS: readonly string[] = Object.keys(OPTIONS);
 
 const ORIGINS = new Set<Origin>(["pod", "node", "external"]);
 const PROTOCOLS = new Set(["tcp", "udp", "sctp"]);
@@ -57,6 +66,7 @@ function splitSocket(
   if (port !== null && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
     throw new UsageError(`--${what} ${text}: the port must be 1-65535`);
   if (needPort && port === null) throw new UsageError(`--${what} ${text}: expected IP:PORT (or [IPv6]:PORT)`);
+  if (canonicalIP(address) === null) throw new UsageError(`--${what} ${text}: not an IP address`);
   return { address, port: port === null ? null : Number(port) };
 }
 
@@ -97,7 +107,7 @@ async function stateOf(
   if (files === null) return null;
   if (files.length > 1) {
     const read = await readClusterFiles(files, readOptionsOf(values));
-    return read === null ? null : stateOfCluster(read, values, family);
+    return read === null ? null : stateOfCluster(read, values, family, undefined);
   }
   const text = readInput(files[0] as string);
   if (text === null) return null;
@@ -112,21 +122,26 @@ async function stateOf(
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family);
+  return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family, files[0]);
 }
 
-/** A cluster's generated state, with the node IPs its config names. */
-function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6"): Traced | null {
-  if (!usableRead(read, false) || read.input === null) return null;
+/** A cluster's generated state, with the node IPs its config names; `file` names its problems. */
+function stateOfCluster(
+  read: ReadResult,
+  values: Values,
+  family: "IPv4" | "IPv6",
+  file: string | undefined,
+): Traced | null {
+  if (!usableRead(read, false, file) || read.input === null) return null;
   const config = applyNodeOptions(read.input.config, values);
   const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
-  for (const p of prepared.problems) writeErr(formatProblem(p));
+  writeClusterProblems(file, prepared.problems, values);
   if (prepared.model === null) return null;
   return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [] };
 }
 
 /**
- * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input, or a trace whose
+ * Runs `trace` and returns the exit code: 0 traced, 2 a usage error, bad input, or a trace whose
  * outcome depends on whether an address is the node's when no node address is known (the
  * outcomes are printed, with a note to give `--node-ip`).
  *
@@ -135,6 +150,7 @@ function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6
  */
 export async function runTrace(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
+  checkNodeOptions(values);
   if (positionals.length === 0) throw new UsageError("trace takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");
@@ -151,6 +167,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
+  if ((src.address.indexOf(":") >= 0 ? "IPv6" : "IPv4") !== family)
+    throw new UsageError(`--src ${values.src}: not an ${family} address, as --dst is`);
   readOptionsOf(values);
   const traced = await stateOf(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
@@ -181,13 +199,13 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     if (result.needsNodeAddress.length > 0) {
       const which = result.needsNodeAddress.join(", ");
       writeErr(
-        `kube-iptables trace: the outcome depends on whether ${which} ${result.needsNodeAddress.length > 1 ? "are addresses" : "is an address"} of this node; give the node's addresses with --node-ip`,
+        `the outcome depends on whether ${which} ${result.needsNodeAddress.length > 1 ? "are addresses" : "is an address"} of this node; give the node's addresses with --node-ip`,
       );
       return EXIT_INPUT;
     }
   } catch (e) {
     if (e instanceof TraceInputError) {
-      writeErr(`kube-iptables trace: ${e.message}`);
+      writeErr(e.message);
       return EXIT_INPUT;
     }
     throw e;
