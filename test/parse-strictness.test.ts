@@ -143,7 +143,7 @@ describe("iptables-restore's line and argument limits", () => {
   });
   it("counts UTF-8 bytes, not characters", () => {
     const comment = (s: string) => filter(`-A INPUT -m comment --comment "${s}" -j ACCEPT`);
-    expect(problems(comment("é".repeat(511) + "a"))).toEqual([]);
+    expect(problems(comment(`${"é".repeat(511)}a`))).toEqual([]);
     expect(problems(comment("é".repeat(512)))).toEqual([
       "2:31 Parameter too long! (iptables-restore reads arguments of at most 1023 bytes)",
     ]);
