@@ -159,4 +159,11 @@ describe("iptables-restore's line and argument limits", () => {
     expect(problems(filter(`[1:2] ${words(248)}`))).toEqual([]);
     expect(problems(filter(words(252)))[0]).toMatch(/^2:\d+ Parser cannot handle more arguments/);
   });
+  it("a NUL ends what iptables-restore reads of a line", () => {
+    expect(problems(filter("-A INPUT -j ACCEPT\u0000 garbage"))).toEqual([]);
+    expect(parseRules(filter("-A INPUT -j ACCEPT\u0000 -j DROP")).ruleSet.tables[0]?.entries).toEqual([
+      { kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "ACCEPT"] },
+    ]);
+    expect(problems(filter("-A\u0000 INPUT -j ACCEPT"))).toHaveLength(1);
+  });
 });
