@@ -143,7 +143,7 @@ describe("iptables-restore's line and argument limits", () => {
   });
   it("counts UTF-8 bytes, not characters", () => {
     const comment = (s: string) => filter(`-A INPUT -m comment --comment "${s}" -j ACCEPT`);
-    expect(problems(comment("é".repeat(511) + "a"))).toEqual([]);
+    expect(problems(comment(`${"é".repeat(511)}a`))).toEqual([]);
     expect(problems(comment("é".repeat(512)))).toEqual([
       "2:31 Parameter too long! (iptables-restore reads arguments of at most 1023 bytes)",
     ]);
@@ -158,5 +158,12 @@ describe("iptables-restore's line and argument limits", () => {
       ].join(" ");
     expect(problems(filter(`[1:2] ${words(248)}`))).toEqual([]);
     expect(problems(filter(words(252)))[0]).toMatch(/^2:\d+ Parser cannot handle more arguments/);
+  });
+  it("a NUL ends what iptables-restore reads of a line", () => {
+    expect(problems(filter("-A INPUT -j ACCEPT\u0000 garbage"))).toEqual([]);
+    expect(parseRules(filter("-A INPUT -j ACCEPT\u0000 -j DROP")).ruleSet.tables[0]?.entries).toEqual([
+      { kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "ACCEPT"] },
+    ]);
+    expect(problems(filter("-A\u0000 INPUT -j ACCEPT"))).toHaveLength(1);
   });
 });

@@ -176,11 +176,18 @@ class Parser {
     const length = text.length;
     let pos = 0;
     let line = 0;
+    // iptables-restore handles each line as a C string: a NUL ends what it reads of the line
+    // (its newline included). Searched for once per text, as most texts have none.
+    let nul = -1;
     while (pos < length) {
       const nl = text.indexOf("\n", pos);
       const end = nl < 0 ? length : nl;
       line++;
-      this.parseLine(pos, end, nl >= 0, line);
+      if (nul < pos) nul = text.indexOf("\0", pos) >>> 0; // -1 becomes 2^32: no NUL
+      if (nul < end) {
+        // fgets reads the bytes after the NUL all the same: the whole line must fit its buffer.
+        if (!this.tooLong(pos, end, line)) this.parseLine(pos, nul, false, line);
+      } else this.parseLine(pos, end, nl >= 0, line);
       pos = end + 1;
     }
     if (this.current !== null) {
@@ -189,19 +196,24 @@ class Parser {
     }
   }
 
+  /** Reports a line longer than iptables-restore's line buffer holds (see {@link MAX_LINE_BYTES}). */
+  tooLong(start: number, end: number, line: number): boolean {
+    // A line can hold 10239 bytes only if it has at least 10239 / 3 code units (UTF-8 needs at
+    // most 3 bytes per UTF-16 code unit): only longer lines are measured.
+    if (end - start <= MAX_LINE_BYTES / 3 || utf8Length(this.text, start, end) <= MAX_LINE_BYTES)
+      return false;
+    this.problem(
+      line,
+      1,
+      `line is longer than iptables-restore reads (${MAX_LINE_BYTES} bytes): it would be cut in two`,
+    );
+    return true;
+  }
+
   parseLine(start: number, end: number, newline: boolean, line: number): void {
     const text = this.text;
     if (start === end) return;
-    // A line can hold 10239 bytes only if it has at least 10239 / 3 code units (UTF-8 needs at
-    // most 3 bytes per UTF-16 code unit): only longer lines are measured.
-    if (end - start > MAX_LINE_BYTES / 3 && utf8Length(text, start, end) > MAX_LINE_BYTES) {
-      this.problem(
-        line,
-        1,
-        `line is longer than iptables-restore reads (${MAX_LINE_BYTES} bytes): it would be cut in two`,
-      );
-      return;
-    }
+    if (this.tooLong(start, end, line)) return;
     const first = text.charCodeAt(start);
     if (first === 35 /* # */) return;
     if (first === 42 /* * */) {
