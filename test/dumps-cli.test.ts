@@ -69,7 +69,7 @@ describe("pasted dumps through the CLI", () => {
     const r = await capture(() => runTrace([file("grep-service.txt", GREP_SERVICE), ...TRACE]));
     expect(r.code).toBe(0);
     expect(r.err).toMatch(
-      /^note: .*grep-service\.txt has rule lines without \*table lines .*\(4 lines in nat\)/m,
+      /^kube-iptables: note: .*grep-service\.txt has rule lines without \*table lines .*\(4 lines in nat\)/m,
     );
     expect(r.out).toContain("→ 10.244.3.6:9376");
   });
@@ -100,7 +100,7 @@ describe("pasted dumps through the CLI", () => {
     const bad = GREP_SERVICE.replace("--dport 80", "--dport 99999");
     const r = await capture(() => runTrace([file("grep-bad.txt", bad), ...TRACE]));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/grep-bad\.txt: 3:\d+: invalid port\/service `99999'/);
+    expect(r.err).toMatch(/grep-bad\.txt:3:\d+: invalid port\/service `99999'/);
   });
 
   it("a shell prompt line above the dump: one message", async () => {
@@ -113,7 +113,7 @@ describe("pasted dumps through the CLI", () => {
       expect(r.code).toBe(2);
       expect(r.err.trim().split("\n")).toEqual([
         expect.stringMatching(
-          /prompt\.txt: 1:1: this line is a shell prompt and command .*keep only what the command printed/,
+          /prompt\.txt:1:1: this line is a shell prompt and command .*keep only what the command printed/,
         ),
       ]);
       expect(r.err).not.toMatch(/YAML|Implicit keys/);
@@ -126,7 +126,7 @@ describe("pasted dumps through the CLI", () => {
     expect(r.code).toBe(2);
     const line = SAVE.split("\n").length;
     expect(r.err.trim().split("\n")).toEqual([
-      expect.stringMatching(new RegExp(`middle\\.txt: ${line}:1: this line is a shell prompt and command`)),
+      expect.stringMatching(new RegExp(`middle\\.txt:${line}:1: this line is a shell prompt and command`)),
     ]);
   });
 
@@ -137,7 +137,7 @@ describe("pasted dumps through the CLI", () => {
     expect(r.code).toBe(2);
     expect(r.err.trim().split("\n")).toEqual([
       expect.stringMatching(
-        /sudo\.txt: 1:1: this line is a password prompt \(sudo's\).*sudo iptables-save > node\.txt/,
+        /sudo\.txt:1:1: this line is a password prompt \(sudo's\).*sudo iptables-save > node\.txt/,
       ),
     ]);
   });
@@ -148,7 +148,7 @@ describe("pasted dumps through the CLI", () => {
     );
     expect(r.code).toBe(2);
     expect(r.err.trim().split("\n")).toEqual([
-      expect.stringMatching(/crlf\.txt: 1:1: the text has Windows \(CRLF\) line endings.*dos2unix/),
+      expect.stringMatching(/crlf\.txt:1:1: the text has Windows \(CRLF\) line endings.*dos2unix/),
     ]);
   });
 
@@ -184,7 +184,7 @@ describe("pasted dumps through the CLI", () => {
       ]),
     );
     expect(g.code).toBe(0);
-    expect(g.err).toMatch(/^note: /);
+    expect(g.err).toMatch(/^kube-iptables: note: /);
     expect(g.out).toContain(`-X ${stale}`);
   });
 
@@ -193,7 +193,7 @@ describe("pasted dumps through the CLI", () => {
       runGenerate([file("c.yaml", "$ kubectl get svc -o yaml\napiVersion: v1\nkind: List\nitems: []\n")]),
     );
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/c\.yaml: 1:1: this line is a shell prompt/);
+    expect(r.err).toMatch(/c\.yaml:1:1: this line is a shell prompt/);
     expect(r.err).not.toMatch(/YAML|Implicit keys/);
   });
 });
