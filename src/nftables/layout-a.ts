@@ -1,0 +1,358 @@
+/**
+ * The writer of kube-proxy's nftables layout A (1.30–1.33; the vectors of
+ * fixtures/kube-proxy-nft are its truth): the fixed base chains, sets and maps, then each
+ * service port's chains, map elements and rules, in the order kube-proxy's full sync writes them.
+ *
+ * @module
+ */
+
+import type { Endpoint } from "../model/types.js";
+import { nftEndpointBase, nftServicePortNames, nftServicePortReadable } from "../naming/nft-names.js";
+import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "../plan/types.js";
+import type { NftNodePorts } from "./node-ports.js";
+import * as R from "./rules.js";
+import type { NftCommand, NftFamily, NftHook, NftRule } from "./types.js";
+
+/** The table's comment. */
+export const TABLE_COMMENT = "rules for kube-proxy";
+
+/** Layout A's base chains, in kube-proxy's order. */
+const BASE_CHAINS: readonly (readonly [string, NftHook])[] = [
+  ["filter-prerouting", { type: "filter", hook: "prerouting", priority: -110 }],
+  ["filter-input", { type: "filter", hook: "input", priority: -110 }],
+  ["filter-forward", { type: "filter", hook: "forward", priority: -110 }],
+  ["filter-output", { type: "filter", hook: "output", priority: -110 }],
+  ["filter-output-post-dnat", { type: "filter", hook: "output", priority: -90 }],
+  ["nat-prerouting", { type: "nat", hook: "prerouting", priority: -100 }],
+  ["nat-output", { type: "nat", hook: "output", priority: -100 }],
+  ["nat-postrouting", { type: "nat", hook: "postrouting", priority: 100 }],
+];
+
+/** The jump chains, each with the base chains that jump to it (`ct state new` for filter ones). */
+const JUMP_CHAINS: readonly (readonly [string, readonly string[], boolean])[] = [
+  ["nodeport-endpoints-check", ["filter-input"], true],
+  ["service-endpoints-check", ["filter-input", "filter-forward", "filter-output"], true],
+  ["firewall-check", ["filter-prerouting", "filter-output"], true],
+  ["services", ["nat-output", "nat-prerouting"], false],
+  ["masquerading", ["nat-postrouting"], false],
+  ["cluster-ips-check", ["filter-forward", "filter-output-post-dnat"], true],
+  ["mark-for-masquerade", [], false],
+];
+
+const REJECT_CHAIN = "reject-chain";
+
+/** Collects the transaction's commands. */
+export class LayoutAWriter {
+  readonly commands: NftCommand[] = [];
+  private readonly activeChains = new Set<string>();
+  private readonly ipX: NftFamily;
+  private readonly addrType: string;
+
+  constructor(
+    private readonly node: NodePlan,
+    private readonly nodePorts: NftNodePorts,
+  ) {
+    this.ipX = node.family === "IPv4" ? "ip" : "ip6";
+    this.addrType = node.family === "IPv4" ? "ipv4_addr" : "ipv6_addr";
+  }
+
+  private rule(chain: string, rule: NftRule, comment?: string): void {
+    this.commands.push(
+      comment === undefined
+        ? { object: "rule", verb: "add", chain, rule }
+        : { object: "rule", verb: "add", chain, rule, comment },
+    );
+  }
+
+  private chain(name: string, verb: "add" | "flush" | "delete", hook?: NftHook, comment?: string): void {
+    const c: { object: "chain"; verb: typeof verb; name: string; hook?: NftHook; comment?: string } = {
+      object: "chain",
+      verb,
+      name,
+    };
+    if (hook !== undefined) c.hook = hook;
+    if (comment !== undefined) c.comment = comment;
+    this.commands.push(c);
+  }
+
+  /** kube-proxy's ensureChain: add and flush a chain the first time this sync uses it. */
+  private ensureChain(name: string): void {
+    if (this.activeChains.has(name)) return;
+    this.activeChains.add(name);
+    this.chain(name, "add");
+    this.chain(name, "flush");
+  }
+
+  private container(object: "set" | "map", name: string, type: string, comment: string): void {
+    this.commands.push({ object, verb: "add", name, type, comment });
+  }
+
+  private element(
+    container: "set" | "map",
+    name: string,
+    key: readonly string[],
+    value?: string,
+    comment?: string,
+  ): void {
+    const e: {
+      object: "element";
+      verb: "add";
+      container: "set" | "map";
+      name: string;
+      key: readonly string[];
+      value?: string;
+      comment?: string;
+    } = { object: "element", verb: "add", container, name, key };
+    if (value !== undefined) e.value = value;
+    if (comment !== undefined) e.comment = comment;
+    this.commands.push(e);
+  }
+
+  /** The table, base chains, jump chains, fixed sets and maps, and their flushes. */
+  writeBase(): void {
+    const { ipX, addrType } = this;
+    const mark = (1 << this.node.masqueradeBit) >>> 0;
+    this.commands.push({ object: "table", verb: "add", comment: TABLE_COMMENT });
+    // First sync of the process: every base chain is created and deleted, so that a changed
+    // hook or priority cannot fail the transaction, then created again.
+    for (const [name] of BASE_CHAINS) {
+      this.chain(name, "add");
+      this.chain(name, "delete");
+    }
+    for (const [name, hook] of BASE_CHAINS) {
+      this.chain(name, "add", hook);
+      this.chain(name, "flush");
+    }
+    for (const [name, from, ctNew] of JUMP_CHAINS) {
+      this.ensureChain(name);
+      for (const base of from) this.rule(base, ctNew ? R.ctNewJump(name) : R.verdictRule("jump", name));
+    }
+    this.rule("mark-for-masquerade", R.setMarkBit(mark));
+    this.rule("masquerading", R.returnUnlessMarked(mark));
+    this.rule("masquerading", R.clearMarkBit(mark));
+    this.rule("masquerading", R.fixedRule("masquerade fully-random"));
+
+    this.container("set", "cluster-ips", addrType, "Active ClusterIPs");
+    this.rule(
+      "cluster-ips-check",
+      R.fixedRule(`${ipX} daddr @cluster-ips reject`),
+      "Reject traffic to invalid ports of ClusterIPs",
+    );
+    this.container("set", "nodeport-ips", addrType, "IPs that accept NodePort traffic");
+    if (this.nodePorts.all) {
+      // Added then deleted: a plain delete would fail when the set does not exist.
+      this.commands.push({ object: "set", verb: "delete", name: "nodeport-ips" });
+    } else {
+      this.commands.push({ object: "set", verb: "flush", name: "nodeport-ips" });
+      for (const ip of this.nodePorts.addresses) this.element("set", "nodeport-ips", [ip]);
+    }
+    this.container(
+      "map",
+      "no-endpoint-services",
+      `${addrType} . inet_proto . inet_service : verdict`,
+      "vmap to drop or reject packets to services with no endpoints",
+    );
+    this.container(
+      "map",
+      "no-endpoint-nodeports",
+      "inet_proto . inet_service : verdict",
+      "vmap to drop or reject packets to service nodeports with no endpoints",
+    );
+    this.chain(REJECT_CHAIN, "add", undefined, "helper for @no-endpoint-services / @no-endpoint-nodeports");
+    this.chain(REJECT_CHAIN, "flush");
+    this.rule(REJECT_CHAIN, R.fixedRule("reject"));
+    this.rule(
+      "service-endpoints-check",
+      R.fixedRule(`${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`),
+    );
+    const noLocalhost = ipX === "ip" ? "ip daddr != 127.0.0.0/8" : "ip6 daddr != ::1";
+    this.rule(
+      "nodeport-endpoints-check",
+      R.fixedRule(
+        this.nodePorts.all
+          ? `${noLocalhost} meta l4proto . th dport vmap @no-endpoint-nodeports`
+          : `${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports`,
+      ),
+    );
+    this.container(
+      "map",
+      "firewall-ips",
+      `${addrType} . inet_proto . inet_service : verdict`,
+      "destinations that are subject to LoadBalancerSourceRanges",
+    );
+    this.rule("firewall-check", R.fixedRule(`${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`));
+    this.container(
+      "map",
+      "service-ips",
+      `${addrType} . inet_proto . inet_service : verdict`,
+      "ClusterIP, ExternalIP and LoadBalancer IP traffic",
+    );
+    this.container("map", "service-nodeports", "inet_proto . inet_service : verdict", "NodePort traffic");
+    this.rule("services", R.fixedRule(`${ipX} daddr . meta l4proto . th dport vmap @service-ips`));
+    this.rule(
+      "services",
+      R.fixedRule(
+        this.nodePorts.all
+          ? `fib daddr type local ${noLocalhost} meta l4proto . th dport vmap @service-nodeports`
+          : `${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`,
+      ),
+    );
+    this.commands.push({ object: "set", verb: "flush", name: "cluster-ips" });
+    for (const name of [
+      "firewall-ips",
+      "no-endpoint-services",
+      "no-endpoint-nodeports",
+      "service-ips",
+      "service-nodeports",
+    ]) {
+      this.commands.push({ object: "map", verb: "flush", name });
+    }
+  }
+
+  /** One service port's chains, elements and rules. */
+  writeServicePort(plan: ServicePortPlan): void {
+    const { ipX } = this;
+    const port = plan.port;
+    const proto = port.protocol;
+    const portText = String(port.port);
+    const spn = plan.servicePortName;
+    const readable = nftServicePortReadable(port.namespace, port.name, proto, port.portName);
+    const names = nftServicePortNames(port.namespace, port.name, proto, port.portName);
+    const endpointBase = (ep: Endpoint): string => nftEndpointBase(readable, ep.ip, ep.port);
+    const endpointChain = (ep: Endpoint): string => `endpoint-${endpointBase(ep)}`;
+    const verdictOf = (v: NoEndpointsVerdict | null): string =>
+      v === "drop" ? "drop" : `goto ${REJECT_CHAIN}`;
+    const internalChain = plan.internalPolicy === "local" ? names.local : names.service;
+    const externalPolicyChain = plan.externalPolicy === "local" ? names.local : names.service;
+
+    for (const ep of plan.reachableEndpoints) this.ensureChain(endpointChain(ep));
+    if (plan.usesClusterPolicyChain) this.ensureChain(names.service);
+    if (plan.usesLocalPolicyChain) this.ensureChain(names.local);
+    if (plan.usesExternalChain) this.ensureChain(names.external);
+
+    // The cluster IP.
+    this.element("set", "cluster-ips", [port.clusterIP]);
+    if (plan.hasInternalEndpoints) {
+      this.element("map", "service-ips", [port.clusterIP, proto, portText], `goto ${internalChain}`);
+    } else {
+      this.element(
+        "map",
+        "no-endpoint-services",
+        [port.clusterIP, proto, portText],
+        verdictOf(plan.internalNoEndpoints),
+        spn,
+      );
+    }
+
+    // External IPs.
+    for (const ip of port.externalIPs) {
+      if (plan.hasEndpoints)
+        this.element("map", "service-ips", [ip, proto, portText], `goto ${names.external}`);
+      if (!plan.hasExternalEndpoints)
+        this.element(
+          "map",
+          "no-endpoint-services",
+          [ip, proto, portText],
+          verdictOf(plan.externalNoEndpoints),
+          spn,
+        );
+    }
+
+    // loadBalancerSourceRanges: the firewall chain exists whenever they apply, endpoints or not.
+    if (plan.firewall !== null) {
+      this.ensureChain(names.firewall);
+      const sources = [...plan.firewall.sourceRanges];
+      // The node may reach an LB VIP that is local to it with the VIP as source.
+      if (plan.firewall.allowsNode) sources.push(...port.loadBalancerVIPs);
+      this.rule(names.firewall, R.sourceRangeDrop(ipX, sources));
+    }
+
+    // Load-balancer IPs.
+    for (const ip of port.loadBalancerVIPs) {
+      if (plan.hasEndpoints)
+        this.element("map", "service-ips", [ip, proto, portText], `goto ${names.external}`);
+      if (plan.firewall !== null) {
+        const comment = this.node.traits.nftFirewallElementComment ? spn : undefined;
+        this.element("map", "firewall-ips", [ip, proto, portText], `goto ${names.firewall}`, comment);
+      }
+    }
+    if (!plan.hasExternalEndpoints) {
+      for (const ip of port.loadBalancerVIPs)
+        this.element(
+          "map",
+          "no-endpoint-services",
+          [ip, proto, portText],
+          verdictOf(plan.externalNoEndpoints),
+          spn,
+        );
+    }
+
+    // The node port.
+    if (port.nodePort !== 0) {
+      const np = String(port.nodePort);
+      if (plan.hasEndpoints) this.element("map", "service-nodeports", [proto, np], `goto ${names.external}`);
+      if (!plan.hasExternalEndpoints)
+        this.element("map", "no-endpoint-nodeports", [proto, np], verdictOf(plan.externalNoEndpoints), spn);
+    }
+
+    // Masquerading of cluster-IP traffic, first in the internal policy chain.
+    if (plan.hasInternalEndpoints && plan.clusterIPMasquerade !== "none") {
+      const notLocal = plan.clusterIPMasquerade === "all" ? null : this.node.localDetector;
+      this.rule(internalChain, R.clusterIPMasquerade(ipX, port.clusterIP, proto, port.port, notLocal));
+    }
+
+    // The external-destinations chain.
+    if (plan.usesExternalChain) {
+      const ext = names.external;
+      if (plan.externalPolicy === "cluster") {
+        this.rule(ext, R.verdictRule("jump", "mark-for-masquerade"));
+      } else {
+        const detector = this.node.localDetector;
+        if (detector !== null)
+          this.rule(ext, R.podShortCircuit(ipX, detector, names.service), "short-circuit pod traffic");
+        this.rule(ext, R.fromLocalHost("jump", "mark-for-masquerade"), "masquerade local traffic");
+        this.rule(ext, R.fromLocalHost("goto", names.service), "short-circuit local traffic");
+      }
+      if (plan.hasExternalEndpoints) this.rule(ext, R.verdictRule("goto", externalPolicyChain));
+    }
+
+    // ClientIP affinity: one dynamic set per endpoint.
+    const sticky = plan.affinitySeconds > 0;
+    if (sticky) {
+      for (const ep of plan.reachableEndpoints) {
+        this.commands.push({
+          object: "set",
+          verb: "add",
+          name: `affinity-${endpointBase(ep)}`,
+          type: this.addrType,
+          flags: ["dynamic", "timeout"],
+          timeoutSeconds: plan.affinitySeconds,
+        });
+      }
+    }
+
+    if (plan.usesClusterPolicyChain) this.balance(names.service, plan.clusterEndpoints, sticky, endpointBase);
+    if (plan.usesLocalPolicyChain) this.balance(names.local, plan.localEndpoints, sticky, endpointBase);
+
+    for (const ep of plan.reachableEndpoints) {
+      const chain = endpointChain(ep);
+      this.rule(chain, R.hairpinMasquerade(ipX, ep.ip));
+      if (sticky) this.rule(chain, R.affinityUpdate(ipX, `affinity-${endpointBase(ep)}`));
+      this.rule(chain, R.dnatTo(proto, ep.ip, ep.port));
+    }
+  }
+
+  /** A policy chain: affinity checks, then one `numgen` jump map over its endpoints. */
+  private balance(
+    chain: string,
+    endpoints: readonly Endpoint[],
+    sticky: boolean,
+    base: (ep: Endpoint) => string,
+  ): void {
+    if (sticky) {
+      for (const ep of endpoints)
+        this.rule(chain, R.affinityCheck(this.ipX, `affinity-${base(ep)}`, `endpoint-${base(ep)}`));
+    }
+    this.rule(chain, R.balance(endpoints.map((ep) => `endpoint-${base(ep)}`)));
+  }
+}
