@@ -63,6 +63,15 @@ describe("generate --mode nftables", () => {
     );
   });
 
+  test("dump is knftables' Fake.Dump(): objects sorted by name", () => {
+    const r = runCli(["generate", join(dir, "web.yaml"), "--mode", "nftables", "--format", "dump"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").slice(0, 2)).toEqual([
+      'add table ip kube-proxy { comment "rules for kube-proxy" ; }',
+      "add chain ip kube-proxy cluster-ips-check",
+    ]);
+  });
+
   test("json is the table's commands", () => {
     const r = runCli(["generate", join(dir, "web.yaml"), "--mode", "nftables", "--format", "json"]);
     expect(r.code).toBe(0);

@@ -6,14 +6,19 @@
 import { describe, expect, it } from "vitest";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
-import { formatNftRuleset, formatNftTransaction, generateNftables } from "../src/nftables/index.js";
+import {
+  formatNftDump,
+  formatNftRuleset,
+  formatNftTransaction,
+  generateNftables,
+} from "../src/nftables/index.js";
 import { listVectors, readJson } from "./support/fixtures.js";
 
 interface NftVector {
   config: Record<string, unknown>;
   services: unknown[];
   endpointSlices: unknown[];
-  expected: { transaction: string; ruleset?: string; nftError?: string; loadNote?: string };
+  expected: { transaction: string; dump: string; ruleset?: string; nftError?: string; loadNote?: string };
 }
 
 /** Sorts the elements inside `elements = { … }` and inside `map { … }` / `vmap { … }`. */
@@ -35,6 +40,8 @@ describe("kube-proxy v1.30.5 nftables vectors", () => {
     const v = readJson<NftVector>(path);
     const table = generateNftables(modelFromInput(v as unknown as ClusterInput));
     expect(formatNftTransaction(table)).toBe(v.expected.transaction);
+    // knftables' Fake.Dump() of the same table (the form of kube-proxy's golden tests).
+    expect(formatNftDump(table)).toBe(v.expected.dump);
     if (v.expected.ruleset !== undefined)
       expect(sortElements(formatNftRuleset(table))).toBe(sortElements(v.expected.ruleset));
     if (v.expected.nftError !== undefined) {

@@ -1,17 +1,23 @@
 // `kube-iptables generate --mode nftables`: cluster file → kube-proxy's nftables table, as the
-// transaction kube-proxy passes to `nft -f -`, as `nft list table` prints it, or as JSON.
+// transaction kube-proxy passes to `nft -f -`, as `nft list table` prints it, as knftables'
+// Fake.Dump() prints it (kube-proxy's golden tests), or as JSON.
 import { parseArgs } from "node:util";
 import { formatProblem, KubeIptablesError } from "../errors.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
-import { formatNftRuleset, formatNftTransaction, generateNftables } from "../nftables/index.js";
+import {
+  formatNftDump,
+  formatNftRuleset,
+  formatNftTransaction,
+  generateNftables,
+} from "../nftables/index.js";
 import type { NftTable } from "../nftables/types.js";
 import { expandInputs, writeErr, writeOut } from "./io.js";
 import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
 import { readClusterFiles } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
-const FORMATS = new Set(["transaction", "ruleset", "json"]);
+const FORMATS = new Set(["transaction", "ruleset", "dump", "json"]);
 
 function parse(argv: readonly string[]) {
   try {
@@ -52,6 +58,7 @@ function servicePortPathIn(
 
 function print(table: NftTable, format: string): string {
   if (format === "ruleset") return formatNftRuleset(table);
+  if (format === "dump") return formatNftDump(table);
   if (format === "json")
     return `${JSON.stringify({ family: table.family, name: table.name, commands: table.commands }, null, 2)}\n`;
   return formatNftTransaction(table);
@@ -67,7 +74,9 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
     throw new UsageError("standard input (-) can be read once");
   const format = values.format ?? "transaction";
   if (!FORMATS.has(format))
-    throw new UsageError(`--format ${format}: expected transaction, ruleset or json with --mode nftables`);
+    throw new UsageError(
+      `--format ${format}: expected transaction, ruleset, dump or json with --mode nftables`,
+    );
   checkNodeOptions(values);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;

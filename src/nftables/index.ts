@@ -15,10 +15,11 @@ import { LayoutAWriter } from "./layout-a.js";
 import { nftNodePorts } from "./node-ports.js";
 import type { NftCommand, NftTable } from "./types.js";
 
+export { formatNftDump } from "./dump.js";
 export { formatIntervalSet } from "./intervals.js";
 export { type NftNodePorts, nftNodePorts } from "./node-ports.js";
 export { formatNftRuleset, listedPriority, listedTimeout } from "./ruleset.js";
-export { formatNftTransaction, quoteNft } from "./transaction.js";
+export { formatNftTransaction, nftCommandLine, quoteNft } from "./transaction.js";
 export type { NftCommand, NftFamily, NftHook, NftRule, NftTable } from "./types.js";
 
 /** Options of {@link generateNftables}. */

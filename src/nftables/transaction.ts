@@ -38,8 +38,14 @@ function containerSpec(c: Extract<NftCommand, { object: "set" | "map" }>): strin
   return `${spec} }`;
 }
 
-/** One command as a transaction line (without the newline). */
-function commandLine(c: NftCommand, where: string): string {
+/**
+ * One command as a transaction line (without the newline); `where` is `FAMILY TABLE`.
+ *
+ * @example
+ * nftCommandLine({ object: "chain", verb: "flush", name: "services" }, "ip kube-proxy")
+ * // "flush chain ip kube-proxy services"
+ */
+export function nftCommandLine(c: NftCommand, where: string): string {
   switch (c.object) {
     case "table":
       return `add table ${where} { comment ${quoteNft(c.comment)} ; }`;
@@ -78,6 +84,6 @@ export function formatNftTransaction(table: NftTable): string {
   const where = `${table.family} ${table.name}`;
   const lines: string[] = new Array<string>(table.commands.length);
   for (let i = 0; i < table.commands.length; i++)
-    lines[i] = commandLine(table.commands[i] as NftCommand, where);
+    lines[i] = nftCommandLine(table.commands[i] as NftCommand, where);
   return `${lines.join("\n")}\n`;
 }
