@@ -94,6 +94,19 @@ describe("generate --mode nftables", () => {
     expect(r.stderr).toMatch(/^config\.detectLocal\.prefix: .*Interface does not exist/m);
   });
 
+  test("--service-cidr: traffic to unallocated cluster IPs is dropped; layout B for latest", () => {
+    const args = ["generate", join(dir, "web.yaml"), "--mode", "nftables", "--profile", "latest"];
+    const r = runCli([...args, "--service-cidr", "10.96.0.0/16,fd00:96::/112"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("add rule ip kube-proxy cluster-ips-check ip daddr { 10.96.0.0/16 } drop");
+    expect(r.stdout).toContain(
+      "add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }",
+    );
+    expect(runCli([...args, "--service-cidr", "10.96.0.0"]).code).toBe(1);
+    // iptables mode has no use for it.
+    expect(runCli(["generate", join(dir, "web.yaml"), "--service-cidr", "10.96.0.0/16"]).code).toBe(1);
+  });
+
   test("usage errors: an unknown mode, an iptables format, --current, a profile without this layout", () => {
     const file = join(dir, "web.yaml");
     expect(runCli(["generate", file, "--mode", "ipvs"]).code).toBe(1);

@@ -105,12 +105,12 @@ function vectorCases(): Case[] {
   });
 }
 
-function randomCases(): Case[] {
+function randomCases(profile: "v1.30" | "latest", serviceCIDRs: readonly string[] = []): Case[] {
   const cases: Case[] = [];
   for (let i = 0; i < RANDOM_MODELS; i++) {
     const seed = BASE_SEED + i;
     const cluster = randomCluster(seed, { largeRate: 0 });
-    const input = { ...cluster, config: { ...cluster.config, profile: "v1.30" } } as ClusterInput;
+    const input = { ...cluster, config: { ...cluster.config, profile } } as ClusterInput;
     const family = cluster.config.ipFamily ?? "IPv4";
     const prepared = prepareCluster(input, { family });
     if (prepared.model === null) continue;
@@ -144,7 +144,11 @@ const refusals = (t: NftTable) => t.problems.filter((p) => p.path !== "config.de
 describe.skipIf(skip !== null)("nft -f loads our transaction and lists our ruleset", () => {
   for (const [label, make] of [
     ["vectors", vectorCases],
-    ["random clusters", randomCases],
+    ["random clusters, layout A (v1.30)", () => randomCases("v1.30")],
+    [
+      "random clusters, layout B (latest), with service CIDRs",
+      () => randomCases("latest", ["10.96.0.0/12", "fd00:10:96::/112"]),
+    ],
     ["node ports on every address", specCases],
   ] as const) {
     it(label, () => {

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { formatProblem, KubeIptablesError } from "../errors.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
+import { parseCidr } from "../model/ip.js";
 import {
   formatNftDump,
   formatNftRuleset,
@@ -30,6 +31,7 @@ function parse(argv: readonly string[]) {
         format: { type: "string" },
         strict: { type: "boolean" },
         mode: { type: "string" },
+        "service-cidr": { type: "string", multiple: true },
       },
     });
   } catch (e) {
@@ -78,6 +80,10 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
       `--format ${format}: expected transaction, ruleset, dump or json with --mode nftables`,
     );
   checkNodeOptions(values);
+  // The cluster's service CIDRs (kube-proxy ≥ 1.33 reads ServiceCIDR objects): comma lists too.
+  const serviceCIDRs = (values["service-cidr"] ?? []).flatMap((v) => v.split(","));
+  for (const cidr of serviceCIDRs)
+    if (parseCidr(cidr) === null) throw new UsageError(`--service-cidr ${cidr}: not a CIDR`);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;
   const read = await readClusterFiles(files);
@@ -93,7 +99,7 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
   const printed = new Set<string>();
   for (const family of families) {
     const prepared = prepareCluster(input, { family, strict: values.strict === true, origins: read.origins });
-    const table = prepared.model === null ? null : tableOf(prepared.model, input);
+    const table = prepared.model === null ? null : tableOf(prepared.model, input, serviceCIDRs);
     const problems = [
       ...prepared.problems,
       ...(table instanceof KubeIptablesError ? table.problems : (table?.problems ?? [])),
@@ -117,9 +123,10 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
 function tableOf(
   model: Parameters<typeof generateNftables>[0],
   input: ClusterInput,
+  serviceCIDRs: readonly string[],
 ): NftTable | KubeIptablesError {
   try {
-    return generateNftables(model, { servicePortPath: servicePortPathIn(input) });
+    return generateNftables(model, { servicePortPath: servicePortPathIn(input), serviceCIDRs });
   } catch (e) {
     if (e instanceof KubeIptablesError) return e;
     throw e;

@@ -29,6 +29,7 @@ function parse(argv: readonly string[]) {
         strict: { type: "boolean" },
         current: { type: "string" },
         mode: { type: "string" },
+        "service-cidr": { type: "string", multiple: true },
       },
     });
   } catch (e) {
@@ -59,6 +60,7 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
     if (values.current !== undefined) throw new UsageError("--current is for iptables mode");
     return runGenerateNft(argv);
   }
+  if (values["service-cidr"] !== undefined) throw new UsageError("--service-cidr is for --mode nftables");
   if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");

@@ -8,10 +8,11 @@
  */
 import { KubeIptablesError, type Problem, problem, warning } from "../errors.js";
 import type { ProfileTraits } from "../generate/profiles.js";
+import { parseCidr } from "../model/ip.js";
 import type { ClusterModel } from "../model/types.js";
 import { planCluster } from "../plan/index.js";
 import type { ServicePortPlan } from "../plan/types.js";
-import { LayoutAWriter } from "./layout-a.js";
+import { LayoutWriter } from "./layout.js";
 import { nftNodePorts } from "./node-ports.js";
 import type { NftCommand, NftTable } from "./types.js";
 
@@ -31,6 +32,13 @@ export interface NftablesOptions {
    * problems; without it problems name the Service in their message and have an empty path.
    */
   readonly servicePortPath?: (namespace: string, name: string, portName: string) => string;
+  /**
+   * The cluster's service CIDRs (ServiceCIDR objects, or `--service-cluster-ip-range`). Known
+   * to kube-proxy from 1.33 (MultiCIDRServiceAllocator GA, earlier behind its gate); then
+   * `cluster-ips-check` drops traffic to unallocated cluster IPs. CIDRs of the other family are
+   * left out.
+   */
+  readonly serviceCIDRs?: readonly string[];
 }
 
 /**
@@ -46,15 +54,17 @@ export interface NftablesOptions {
 export function generateNftables(model: ClusterModel, options: NftablesOptions = {}): NftTable {
   const plan = planCluster(model, options.traits);
   const layout = plan.node.traits.nftablesLayout;
-  if (layout !== "A") {
-    const why =
-      layout === null
-        ? `kube-proxy ${model.config.profile} has no nftables mode`
-        : `the nftables layout of kube-proxy ${model.config.profile} (1.34+) is not written yet; use v1.30 or v1.32`;
+  if (layout === null) {
+    const why = `kube-proxy ${model.config.profile} has no nftables mode`;
     throw new KubeIptablesError([problem("INVALID_VALUE", "config.profile", why)]);
   }
   const nodePorts = nftNodePorts(model.config.nodePortAddresses, plan.node.nodeIPs, plan.node.family);
-  const writer = new LayoutAWriter(plan.node, nodePorts);
+  const serviceCIDRs: string[] = [];
+  for (const text of options.serviceCIDRs ?? []) {
+    const cidr = parseCidr(text);
+    if (cidr !== null && cidr.family === plan.node.family) serviceCIDRs.push(cidr.text);
+  }
+  const writer = new LayoutWriter(plan.node, nodePorts, layout, serviceCIDRs);
   writer.writeBase();
   const owners: { start: number; plan: ServicePortPlan }[] = [];
   for (const p of plan.servicePorts) {
@@ -69,7 +79,10 @@ export function generateNftables(model: ClusterModel, options: NftablesOptions =
     family,
     name: "kube-proxy",
     commands,
-    problems: [...detectorProblems(model, commands), ...clashProblems(commands, owners, pathOf)],
+    problems: [
+      ...(layout === "A" ? detectorProblems(model, commands) : []),
+      ...clashProblems(commands, owners, pathOf),
+    ],
   };
 }
 

@@ -32,27 +32,29 @@ export function markHex(value: number): string {
   return `0x${(value >>> 0).toString(16).padStart(8, "0")}`;
 }
 
-/** mark-for-masquerade: `mark set mark or M`; nft spells the meta key and the operator. */
-export function setMarkBit(mark: number): NftRule {
-  const m = markHex(mark);
-  return { written: `mark set mark or ${m}`, listed: `meta mark set meta mark | ${m}` };
+/**
+ * mark-for-masquerade: `mark set mark or M`; nft spells the meta key and the operator, and
+ * lists the mark in eight hex digits whatever was written (`written` is kube-proxy's text of the
+ * mark: `0x00004000`, or `0x4000` in upstream unit tests).
+ */
+export function setMarkBit(mark: number, written: string = markHex(mark)): NftRule {
+  return { written: `mark set mark or ${written}`, listed: `meta mark set meta mark | ${markHex(mark)}` };
 }
 
 /** masquerading: `mark set mark xor M`. */
-export function clearMarkBit(mark: number): NftRule {
-  const m = markHex(mark);
-  return { written: `mark set mark xor ${m}`, listed: `meta mark set meta mark ^ ${m}` };
+export function clearMarkBit(mark: number, written: string = markHex(mark)): NftRule {
+  return { written: `mark set mark xor ${written}`, listed: `meta mark set meta mark ^ ${markHex(mark)}` };
 }
 
 /**
  * masquerading: `mark and M == 0 return`. nft prints a mask that covers the top bits as a prefix
  * (`0x80000000` → `0x00000000/1`), any other mask with `&`.
  */
-export function returnUnlessMarked(mark: number): NftRule {
+export function returnUnlessMarked(mark: number, written: string = markHex(mark)): NftRule {
   const m = markHex(mark);
   const prefix = highPrefixLength(mark >>> 0);
   return {
-    written: `mark and ${m} == 0 return`,
+    written: `mark and ${written} == 0 return`,
     listed: prefix > 0 ? `meta mark 0x00000000/${prefix} return` : `meta mark & ${m} == 0x00000000 return`,
   };
 }
@@ -64,20 +66,28 @@ function highPrefixLength(mask: number): number {
   return n > 0 && (mask << n) >>> 0 === 0 ? n : 0;
 }
 
-/** The detector's match for pod traffic (`ip saddr CIDR`, `iif NAME`, `iif PREFIX*`). */
-function detectorMatch(family: NftFamily, detector: LocalDetector, negate: boolean): NftRule {
+/** How an interface is matched: `iif` (1.30) or `iifname` (1.34.x, 1.35). */
+export type InterfaceKey = "iif" | "iifname";
+
+/** The detector's match for pod traffic (`ip saddr CIDR`, `iif NAME`, `iifname PREFIX*`). */
+function detectorMatch(
+  family: NftFamily,
+  detector: LocalDetector,
+  negate: boolean,
+  key: InterfaceKey,
+): NftRule {
   const not = negate ? "!= " : "";
   switch (detector.kind) {
     case "cidr":
       return same(`${family} saddr ${not}${detector.cidr}`);
     case "interface":
-      // nft resolves `iif NAME` to an interface index at load time and prints the name quoted.
-      return { written: `iif ${not}${detector.name}`, listed: `iif ${not}"${detector.name}"` };
+      // nft resolves `iif NAME` to an interface index at load time; it lists names quoted.
+      return { written: `${key} ${not}${detector.name}`, listed: `${key} ${not}"${detector.name}"` };
     case "interface-prefix":
-      // 1.30 writes `iif` with a wildcard, which nft cannot load (reported as a problem).
+      // `iif` with a wildcard cannot load (reported as a problem); `iifname` can.
       return {
-        written: `iif ${not}${detector.prefix}*`,
-        listed: `iif ${not}"${detector.prefix}*"`,
+        written: `${key} ${not}${detector.prefix}*`,
+        listed: `${key} ${not}"${detector.prefix}*"`,
       };
   }
 }
@@ -88,24 +98,31 @@ const join = (...parts: NftRule[]): NftRule => ({
 });
 
 /**
- * The cluster-IP masquerade rule of a policy chain: `ip daddr VIP tcp dport P [not-local]
- * jump mark-for-masquerade`.
+ * The cluster-IP masquerade rule of a policy chain: `ip daddr VIP [tcp dport P] [not-local]
+ * jump mark-for-masquerade` (layout B leaves the protocol and port out: `dport` null).
  */
 export function clusterIPMasquerade(
   family: NftFamily,
   clusterIP: string,
-  protocol: string,
-  port: number,
+  dport: { readonly protocol: string; readonly port: number } | null,
   notLocal: LocalDetector | null,
+  key: InterfaceKey,
 ): NftRule {
-  const head = same(`${family} daddr ${clusterIP} ${protocol} dport ${port}`);
+  const head = same(
+    `${family} daddr ${clusterIP}${dport === null ? "" : ` ${dport.protocol} dport ${dport.port}`}`,
+  );
   const tail = same("jump mark-for-masquerade");
-  return notLocal === null ? join(head, tail) : join(head, detectorMatch(family, notLocal, true), tail);
+  return notLocal === null ? join(head, tail) : join(head, detectorMatch(family, notLocal, true, key), tail);
 }
 
 /** external chain, eTP=Local: pod traffic goes to the cluster-policy chain. */
-export function podShortCircuit(family: NftFamily, detector: LocalDetector, chain: string): NftRule {
-  return join(detectorMatch(family, detector, false), same(`goto ${chain}`));
+export function podShortCircuit(
+  family: NftFamily,
+  detector: LocalDetector,
+  chain: string,
+  key: InterfaceKey,
+): NftRule {
+  return join(detectorMatch(family, detector, false, key), same(`goto ${chain}`));
 }
 
 /** external chain, eTP=Local: `fib saddr type local jump|goto …`. */
@@ -124,6 +141,18 @@ export function sourceRangeDrop(family: NftFamily, sources: readonly string[]): 
       ? `${family} saddr != ${sources[0]} drop`
       : `${family} saddr != { ${formatIntervalSet(sources).join(", ")} } drop`;
   return { written, listed };
+}
+
+/**
+ * cluster-ips-check: `ip daddr { CIDR,CIDR } drop`; kube-proxy joins its service CIDRs with a
+ * bare comma. The kernel lists them as an interval set (one alone without braces).
+ */
+export function serviceCIDRsDrop(family: NftFamily, cidrs: readonly string[]): NftRule {
+  const listed =
+    cidrs.length === 1
+      ? `${family} daddr ${cidrs[0]} drop`
+      : `${family} daddr { ${formatIntervalSet(cidrs).join(", ")} } drop`;
+  return { written: `${family} daddr { ${cidrs.join(",")} } drop`, listed };
 }
 
 /** policy chain, affinity: `ip saddr @affinity-X goto endpoint-X`. */

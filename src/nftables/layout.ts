@@ -1,11 +1,15 @@
 /**
- * The writer of kube-proxy's nftables layout A (1.30–1.33; the vectors of
- * fixtures/kube-proxy-nft are its truth): the fixed base chains, sets and maps, then each
- * service port's chains, map elements and rules, in the order kube-proxy's full sync writes them.
+ * The writer of kube-proxy's nftables layouts (spec/kube-proxy-nftables.md §2): the fixed base
+ * chains, sets and maps, then each service port's chains, map elements and rules, in the order
+ * kube-proxy's full sync writes them. Layout A (1.30–1.33) is checked byte for byte against the
+ * vectors of fixtures/kube-proxy-nft. Layout B (1.34/1.35) differs in its base chains, the
+ * cluster-IP masquerade rule and `iifname`; its content follows kube-proxy's golden test, the
+ * order of its base chains in the transaction is inferred (no real 1.34 transaction was seen).
  *
  * @module
  */
 
+import { masqueradeMark } from "../generate/context.js";
 import type { Endpoint } from "../model/types.js";
 import { nftEndpointBase, nftServicePortNames, nftServicePortReadable } from "../naming/nft-names.js";
 import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "../plan/types.js";
@@ -16,8 +20,11 @@ import type { NftCommand, NftFamily, NftHook, NftRule } from "./types.js";
 /** The table's comment. */
 export const TABLE_COMMENT = "rules for kube-proxy";
 
+type BaseChains = readonly (readonly [string, NftHook])[];
+type JumpChains = readonly (readonly [string, readonly string[], boolean])[];
+
 /** Layout A's base chains, in kube-proxy's order. */
-const BASE_CHAINS: readonly (readonly [string, NftHook])[] = [
+const BASE_CHAINS_A: BaseChains = [
   ["filter-prerouting", { type: "filter", hook: "prerouting", priority: -110 }],
   ["filter-input", { type: "filter", hook: "input", priority: -110 }],
   ["filter-forward", { type: "filter", hook: "forward", priority: -110 }],
@@ -28,8 +35,23 @@ const BASE_CHAINS: readonly (readonly [string, NftHook])[] = [
   ["nat-postrouting", { type: "nat", hook: "postrouting", priority: 100 }],
 ];
 
-/** The jump chains, each with the base chains that jump to it (`ct state new` for filter ones). */
-const JUMP_CHAINS: readonly (readonly [string, readonly string[], boolean])[] = [
+/**
+ * Layout B's base chains (PR #132456): firewall checks before DNAT at -110, the no-endpoint and
+ * cluster-IP checks after it at priority 0. INFERRED order (the golden test lists by name).
+ */
+const BASE_CHAINS_B: BaseChains = [
+  ["filter-prerouting-pre-dnat", { type: "filter", hook: "prerouting", priority: -110 }],
+  ["filter-output-pre-dnat", { type: "filter", hook: "output", priority: -110 }],
+  ["filter-input", { type: "filter", hook: "input", priority: 0 }],
+  ["filter-forward", { type: "filter", hook: "forward", priority: 0 }],
+  ["filter-output", { type: "filter", hook: "output", priority: 0 }],
+  ["nat-prerouting", { type: "nat", hook: "prerouting", priority: -100 }],
+  ["nat-output", { type: "nat", hook: "output", priority: -100 }],
+  ["nat-postrouting", { type: "nat", hook: "postrouting", priority: 100 }],
+];
+
+/** Layout A's jump chains, each with the base chains that jump to it (`ct state new` for filter ones). */
+const JUMP_CHAINS_A: JumpChains = [
   ["nodeport-endpoints-check", ["filter-input"], true],
   ["service-endpoints-check", ["filter-input", "filter-forward", "filter-output"], true],
   ["firewall-check", ["filter-prerouting", "filter-output"], true],
@@ -39,20 +61,41 @@ const JUMP_CHAINS: readonly (readonly [string, readonly string[], boolean])[] = 
   ["mark-for-masquerade", [], false],
 ];
 
+/** Layout B's jump chains. */
+const JUMP_CHAINS_B: JumpChains = [
+  ["nodeport-endpoints-check", ["filter-input"], true],
+  ["service-endpoints-check", ["filter-input", "filter-forward", "filter-output"], true],
+  ["firewall-check", ["filter-prerouting-pre-dnat", "filter-output-pre-dnat"], true],
+  ["services", ["nat-output", "nat-prerouting"], false],
+  ["masquerading", ["nat-postrouting"], false],
+  ["cluster-ips-check", ["filter-forward", "filter-output"], true],
+  ["mark-for-masquerade", [], false],
+];
+
 const REJECT_CHAIN = "reject-chain";
 
 /** Collects the transaction's commands. */
-export class LayoutAWriter {
+export class LayoutWriter {
   readonly commands: NftCommand[] = [];
   private readonly activeChains = new Set<string>();
   private readonly ipX: NftFamily;
   private readonly addrType: string;
+  private readonly ifKey: "iif" | "iifname";
 
+  /**
+   * @param serviceCIDRs the cluster's service CIDRs of this family (kube-proxy then drops
+   *   traffic to unallocated cluster IPs); empty when kube-proxy does not know them.
+   */
   constructor(
     private readonly node: NodePlan,
     private readonly nodePorts: NftNodePorts,
+    private readonly layout: "A" | "B",
+    private readonly serviceCIDRs: readonly string[],
   ) {
     this.ipX = node.family === "IPv4" ? "ip" : "ip6";
+    // 1.30 matched interfaces with `iif` (an index, resolved when nft loads); PR #134024
+    // (1.35, 1.34.x) switched to `iifname`.
+    this.ifKey = layout === "A" ? "iif" : "iifname";
     this.addrType = node.family === "IPv4" ? "ipv4_addr" : "ipv6_addr";
   }
 
@@ -112,24 +155,26 @@ export class LayoutAWriter {
   writeBase(): void {
     const { ipX, addrType } = this;
     const mark = (1 << this.node.masqueradeBit) >>> 0;
+    const markText = masqueradeMark(this.node.masqueradeBit, this.node.traits.paddedMark);
     this.commands.push({ object: "table", verb: "add", comment: TABLE_COMMENT });
     // First sync of the process: every base chain is created and deleted, so that a changed
     // hook or priority cannot fail the transaction, then created again.
-    for (const [name] of BASE_CHAINS) {
+    const baseChains = this.layout === "A" ? BASE_CHAINS_A : BASE_CHAINS_B;
+    for (const [name] of baseChains) {
       this.chain(name, "add");
       this.chain(name, "delete");
     }
-    for (const [name, hook] of BASE_CHAINS) {
+    for (const [name, hook] of baseChains) {
       this.chain(name, "add", hook);
       this.chain(name, "flush");
     }
-    for (const [name, from, ctNew] of JUMP_CHAINS) {
+    for (const [name, from, ctNew] of this.layout === "A" ? JUMP_CHAINS_A : JUMP_CHAINS_B) {
       this.ensureChain(name);
       for (const base of from) this.rule(base, ctNew ? R.ctNewJump(name) : R.verdictRule("jump", name));
     }
-    this.rule("mark-for-masquerade", R.setMarkBit(mark));
-    this.rule("masquerading", R.returnUnlessMarked(mark));
-    this.rule("masquerading", R.clearMarkBit(mark));
+    this.rule("mark-for-masquerade", R.setMarkBit(mark, markText));
+    this.rule("masquerading", R.returnUnlessMarked(mark, markText));
+    this.rule("masquerading", R.clearMarkBit(mark, markText));
     this.rule("masquerading", R.fixedRule("masquerade fully-random"));
 
     this.container("set", "cluster-ips", addrType, "Active ClusterIPs");
@@ -138,6 +183,13 @@ export class LayoutAWriter {
       R.fixedRule(`${ipX} daddr @cluster-ips reject`),
       "Reject traffic to invalid ports of ClusterIPs",
     );
+    if (this.serviceCIDRs.length > 0) {
+      this.rule(
+        "cluster-ips-check",
+        R.serviceCIDRsDrop(ipX, this.serviceCIDRs),
+        "Drop traffic to unallocated ClusterIPs",
+      );
+    }
     this.container("set", "nodeport-ips", addrType, "IPs that accept NodePort traffic");
     if (this.nodePorts.all) {
       // Added then deleted: a plain delete would fail when the set does not exist.
@@ -298,7 +350,9 @@ export class LayoutAWriter {
     // Masquerading of cluster-IP traffic, first in the internal policy chain.
     if (plan.hasInternalEndpoints && plan.clusterIPMasquerade !== "none") {
       const notLocal = plan.clusterIPMasquerade === "all" ? null : this.node.localDetector;
-      this.rule(internalChain, R.clusterIPMasquerade(ipX, port.clusterIP, proto, port.port, notLocal));
+      // Layout B (PR #131492) matches the cluster IP only, not the protocol and port.
+      const dport = this.layout === "A" ? { protocol: proto, port: port.port } : null;
+      this.rule(internalChain, R.clusterIPMasquerade(ipX, port.clusterIP, dport, notLocal, this.ifKey));
     }
 
     // The external-destinations chain.
@@ -309,7 +363,11 @@ export class LayoutAWriter {
       } else {
         const detector = this.node.localDetector;
         if (detector !== null)
-          this.rule(ext, R.podShortCircuit(ipX, detector, names.service), "short-circuit pod traffic");
+          this.rule(
+            ext,
+            R.podShortCircuit(ipX, detector, names.service, this.ifKey),
+            "short-circuit pod traffic",
+          );
         this.rule(ext, R.fromLocalHost("jump", "mark-for-masquerade"), "masquerade local traffic");
         this.rule(ext, R.fromLocalHost("goto", names.service), "short-circuit local traffic");
       }
