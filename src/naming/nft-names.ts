@@ -11,6 +11,9 @@ import { sha256 } from "js-sha256/build/sha256.min.mjs";
 /**
  * The longest base (hash, dash and readable part) kube-proxy keeps: nftables names hold 256
  * bytes and the longest prefix (`external-`, `affinity-` …) is given 16 of them.
+ *
+ * @example
+ * nftNameBase("x".repeat(300)).length // 240
  */
 export const NFT_NAME_BASE_MAX = 240;
 

@@ -17,7 +17,12 @@ import type { NftNodePorts } from "./node-ports.js";
 import * as R from "./rules.js";
 import type { NftCommand, NftFamily, NftHook, NftRule } from "./types.js";
 
-/** The table's comment. */
+/**
+ * The table's comment.
+ *
+ * @example
+ * `add table ip kube-proxy { comment "${TABLE_COMMENT}" ; }`
+ */
 export const TABLE_COMMENT = "rules for kube-proxy";
 
 type BaseChains = readonly (readonly [string, NftHook])[];
@@ -74,7 +79,16 @@ const JUMP_CHAINS_B: JumpChains = [
 
 const REJECT_CHAIN = "reject-chain";
 
-/** Collects the transaction's commands. */
+/**
+ * Collects the transaction's commands: {@link LayoutWriter.writeBase} once, then
+ * {@link LayoutWriter.writeServicePort} for each plan in kube-proxy's order.
+ *
+ * @example
+ * const writer = new LayoutWriter(plan.node, nodePorts, "A", []);
+ * writer.writeBase();
+ * for (const port of plan.servicePorts) writer.writeServicePort(port);
+ * writer.commands[0] // { object: "table", verb: "add", comment: "rules for kube-proxy" }
+ */
 export class LayoutWriter {
   readonly commands: NftCommand[] = [];
   private readonly activeChains = new Set<string>();

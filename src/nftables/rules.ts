@@ -1,5 +1,5 @@
 /**
- * Every rule shape kube-proxy's nftables mode writes (layout A), each described once with its
+ * Every rule shape kube-proxy's nftables mode writes (layouts A and B), each described once with its
  * two forms: the text kube-proxy writes and the text `nft list` prints back. Where the kernel
  * prints a rule differently (the mark arithmetic, quoted interface names, anonymous sets and
  * maps), the difference is written here, next to the shape.
@@ -12,22 +12,43 @@ import type { NftFamily, NftRule } from "./types.js";
 
 const same = (text: string): NftRule => ({ written: text, listed: text });
 
-/** `ct state new jump CHAIN` (the jumps from the filter base chains). */
+/**
+ * `ct state new jump CHAIN` (the jumps from the filter base chains).
+ *
+ * @example
+ * ctNewJump("firewall-check").written // "ct state new jump firewall-check"
+ */
 export function ctNewJump(chain: string): NftRule {
   return same(`ct state new jump ${chain}`);
 }
 
-/** `jump CHAIN` / `goto CHAIN`. */
+/**
+ * `jump CHAIN` / `goto CHAIN`.
+ *
+ * @example
+ * verdictRule("goto", "local-X").written // "goto local-X"
+ */
 export function verdictRule(verdict: "jump" | "goto", chain: string): NftRule {
   return same(`${verdict} ${chain}`);
 }
 
-/** A rule that nft prints as written (fixed rules of the base layout). */
+/**
+ * A rule that nft prints as written (fixed rules of the base layout).
+ *
+ * @example
+ * fixedRule("reject").listed // "reject"
+ */
 export function fixedRule(text: string): NftRule {
   return same(text);
 }
 
-/** `%#08x` of the mark, as kube-proxy formats it. */
+/**
+ * A mark in eight hex digits: as nft lists every mark, and as kube-proxy formats its own
+ * (`%#08x`; the configured text comes from `masqueradeMark`).
+ *
+ * @example
+ * markHex(1 << 14) // "0x00004000"
+ */
 export function markHex(value: number): string {
   return `0x${(value >>> 0).toString(16).padStart(8, "0")}`;
 }
@@ -36,12 +57,20 @@ export function markHex(value: number): string {
  * mark-for-masquerade: `mark set mark or M`; nft spells the meta key and the operator, and
  * lists the mark in eight hex digits whatever was written (`written` is kube-proxy's text of the
  * mark: `0x00004000`, or `0x4000` in upstream unit tests).
+ *
+ * @example
+ * setMarkBit(0x4000).listed // "meta mark set meta mark | 0x00004000"
  */
 export function setMarkBit(mark: number, written: string = markHex(mark)): NftRule {
   return { written: `mark set mark or ${written}`, listed: `meta mark set meta mark | ${markHex(mark)}` };
 }
 
-/** masquerading: `mark set mark xor M`. */
+/**
+ * masquerading: `mark set mark xor M`.
+ *
+ * @example
+ * clearMarkBit(0x4000).written // "mark set mark xor 0x00004000"
+ */
 export function clearMarkBit(mark: number, written: string = markHex(mark)): NftRule {
   return { written: `mark set mark xor ${written}`, listed: `meta mark set meta mark ^ ${markHex(mark)}` };
 }
@@ -49,6 +78,9 @@ export function clearMarkBit(mark: number, written: string = markHex(mark)): Nft
 /**
  * masquerading: `mark and M == 0 return`. nft prints a mask that covers the top bits as a prefix
  * (`0x80000000` → `0x00000000/1`), any other mask with `&`.
+ *
+ * @example
+ * returnUnlessMarked(0x80000000).listed // "meta mark 0x00000000/1 return"
  */
 export function returnUnlessMarked(mark: number, written: string = markHex(mark)): NftRule {
   const m = markHex(mark);
@@ -100,6 +132,10 @@ const join = (...parts: NftRule[]): NftRule => ({
 /**
  * The cluster-IP masquerade rule of a policy chain: `ip daddr VIP [tcp dport P] [not-local]
  * jump mark-for-masquerade` (layout B leaves the protocol and port out: `dport` null).
+ *
+ * @example
+ * clusterIPMasquerade("ip", "10.96.0.10", { protocol: "tcp", port: 80 }, null, "iif").written
+ * // "ip daddr 10.96.0.10 tcp dport 80 jump mark-for-masquerade"
  */
 export function clusterIPMasquerade(
   family: NftFamily,
@@ -115,7 +151,13 @@ export function clusterIPMasquerade(
   return notLocal === null ? join(head, tail) : join(head, detectorMatch(family, notLocal, true, key), tail);
 }
 
-/** external chain, eTP=Local: pod traffic goes to the cluster-policy chain. */
+/**
+ * external chain, eTP=Local: pod traffic goes to the cluster-policy chain.
+ *
+ * @example
+ * podShortCircuit("ip", { kind: "interface", name: "cbr0" }, "service-X", "iif").listed
+ * // 'iif "cbr0" goto service-X'
+ */
 export function podShortCircuit(
   family: NftFamily,
   detector: LocalDetector,
@@ -125,7 +167,12 @@ export function podShortCircuit(
   return join(detectorMatch(family, detector, false, key), same(`goto ${chain}`));
 }
 
-/** external chain, eTP=Local: `fib saddr type local jump|goto …`. */
+/**
+ * external chain, eTP=Local: `fib saddr type local jump|goto …`.
+ *
+ * @example
+ * fromLocalHost("jump", "mark-for-masquerade").written // "fib saddr type local jump mark-for-masquerade"
+ */
 export function fromLocalHost(verdict: "jump" | "goto", chain: string): NftRule {
   return same(`fib saddr type local ${verdict} ${chain}`);
 }
@@ -133,6 +180,9 @@ export function fromLocalHost(verdict: "jump" | "goto", chain: string): NftRule 
 /**
  * firewall chain: `ip saddr != { A , B } drop`. nft keeps a one-element set as a plain
  * comparison; a larger anonymous set is an interval set, which the kernel lists merged and sorted.
+ *
+ * @example
+ * sourceRangeDrop("ip", ["198.51.100.0/24"]).listed // "ip saddr != 198.51.100.0/24 drop"
  */
 export function sourceRangeDrop(family: NftFamily, sources: readonly string[]): NftRule {
   const written = `${family} saddr != { ${sources.join(" , ")} } drop`;
@@ -146,6 +196,9 @@ export function sourceRangeDrop(family: NftFamily, sources: readonly string[]): 
 /**
  * cluster-ips-check: `ip daddr { CIDR,CIDR } drop`; kube-proxy joins its service CIDRs with a
  * bare comma. The kernel lists them as an interval set (one alone without braces).
+ *
+ * @example
+ * serviceCIDRsDrop("ip", ["10.96.0.0/16"]).written // "ip daddr { 10.96.0.0/16 } drop"
  */
 export function serviceCIDRsDrop(family: NftFamily, cidrs: readonly string[]): NftRule {
   const listed =
@@ -155,17 +208,33 @@ export function serviceCIDRsDrop(family: NftFamily, cidrs: readonly string[]): N
   return { written: `${family} daddr { ${cidrs.join(",")} } drop`, listed };
 }
 
-/** policy chain, affinity: `ip saddr @affinity-X goto endpoint-X`. */
+/**
+ * policy chain, affinity: `ip saddr @affinity-X goto endpoint-X`.
+ *
+ * @example
+ * affinityCheck("ip", "affinity-X", "endpoint-X").written // "ip saddr @affinity-X goto endpoint-X"
+ */
 export function affinityCheck(family: NftFamily, set: string, chain: string): NftRule {
   return same(`${family} saddr @${set} goto ${chain}`);
 }
 
-/** endpoint chain, affinity: `update @affinity-X { ip saddr }`. */
+/**
+ * endpoint chain, affinity: `update @affinity-X { ip saddr }`.
+ *
+ * @example
+ * affinityUpdate("ip6", "affinity-X").written // "update @affinity-X { ip6 saddr }"
+ */
 export function affinityUpdate(family: NftFamily, set: string): NftRule {
   return same(`update @${set} { ${family} saddr }`);
 }
 
-/** policy chain: `numgen random mod N vmap { 0 : goto A , 1 : goto B }` (nft lists `, `). */
+/**
+ * policy chain: `numgen random mod N vmap { 0 : goto A , 1 : goto B }` (nft lists `, `).
+ *
+ * @example
+ * balance(["endpoint-A", "endpoint-B"]).written
+ * // "numgen random mod 2 vmap { 0 : goto endpoint-A , 1 : goto endpoint-B }"
+ */
 export function balance(chains: readonly string[]): NftRule {
   const elements = chains.map((c, i) => `${i} : goto ${c}`);
   return {
@@ -174,12 +243,22 @@ export function balance(chains: readonly string[]): NftRule {
   };
 }
 
-/** endpoint chain: hairpin traffic from the endpoint itself is masqueraded. */
+/**
+ * endpoint chain: hairpin traffic from the endpoint itself is masqueraded.
+ *
+ * @example
+ * hairpinMasquerade("ip", "10.244.1.1").written // "ip saddr 10.244.1.1 jump mark-for-masquerade"
+ */
 export function hairpinMasquerade(family: NftFamily, ip: string): NftRule {
   return same(`${family} saddr ${ip} jump mark-for-masquerade`);
 }
 
-/** endpoint chain: `meta l4proto tcp dnat to IP:PORT` (`[IPv6]:PORT`). */
+/**
+ * endpoint chain: `meta l4proto tcp dnat to IP:PORT` (`[IPv6]:PORT`).
+ *
+ * @example
+ * dnatTo("tcp", "fd00::5", 8080).written // "meta l4proto tcp dnat to [fd00::5]:8080"
+ */
 export function dnatTo(protocol: string, ip: string, port: number): NftRule {
   const to = ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`;
   return same(`meta l4proto ${protocol} dnat to ${to}`);
