@@ -5,6 +5,7 @@
  */
 import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
+import { runGraph } from "./graph.js";
 import { writeErr, writeOut } from "./io.js";
 import { runTrace } from "./trace.js";
 import { EXIT_USAGE, UsageError } from "./usage.js";
@@ -16,6 +17,8 @@ Usage:
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
   kube-iptables trace FILE|DIR [...] --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
                 [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
+  kube-iptables graph FILE|DIR|- [...] [--service NS/NAME[:PORT] ...] [--format svg|dot|mermaid]
+                [--out DIR] [--list] [node options]
   kube-iptables --help | --version
 
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
@@ -75,6 +78,18 @@ directory are read as one cluster, as generate reads them.
                                eth0 from outside, none from the node]
   --brief                      outcomes only, without the rules each path passed
 
+graph: each selected service port's path through the chains, as a picture: the built-in chain
+a packet enters by (from a pod, from the node, from outside), KUBE-SERVICES / KUBE-NODEPORTS, the
+service and endpoint chains with each endpoint's exact share, the masquerade mark, and where
+packets are rejected or dropped. FILE as for trace (a cluster, or a node's iptables-save dump).
+  --service NS/NAME[:PORT]     the service (all its ports) or service port to draw; repeatable
+                               [every service port, in one picture]
+  --format svg|dot|mermaid     svg: a standalone picture (default); dot: Graphviz input;
+                               mermaid: a flowchart for GitHub Markdown
+  --out DIR                    one file per service port in DIR (names printed) instead of stdout
+  --list                       print the service ports the input has rules for
+trace --format svg|dot|mermaid draws the same picture with the packet's paths on it.
+
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').
 `;
 
@@ -103,6 +118,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await runDiff(rest);
       case "trace":
         return await runTrace(rest);
+      case "graph":
+        return await runGraph(rest);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

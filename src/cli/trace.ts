@@ -15,6 +15,7 @@ import {
   traceRules,
   traceToJson,
 } from "../trace/index.js";
+import { drawTrace, isGraphFormat } from "./graph.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
 import { readCluster, readClusterFiles } from "./read-cluster.js";
@@ -133,8 +134,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const from = (values.from ?? "pod") as Origin;
   if (!ORIGINS.has(from)) throw new UsageError(`--from ${from}: expected pod, node or external`);
   const format = values.format ?? "text";
-  if (format !== "text" && format !== "json")
-    throw new UsageError(`--format ${format}: expected text or json`);
+  if (format !== "text" && format !== "json" && !isGraphFormat(format))
+    throw new UsageError(`--format ${format}: expected text, json, svg, dot or mermaid`);
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
@@ -155,11 +156,13 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     const result = traceRules(traced.state, packet, {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
     });
-    writeOut(
-      format === "json"
-        ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
-        : formatTraceText(result, values.brief !== true),
-    );
+    if (isGraphFormat(format)) writeOut(await drawTrace(traced.state, result, format));
+    else
+      writeOut(
+        format === "json"
+          ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
+          : formatTraceText(result, values.brief !== true),
+      );
   } catch (e) {
     if (e instanceof TraceInputError) {
       writeErr(`kube-iptables trace: ${e.message}`);

@@ -1,0 +1,177 @@
+// `kube-iptables graph`: each selected service port's path through the chains, as a picture.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { formatProblem } from "../errors.js";
+import { detectTextForm } from "../format/detect.js";
+import { parseRules } from "../format/parse.js";
+import { generateState, stateAfterFullSync } from "../generate/rules.js";
+import {
+  buildServiceGraph,
+  drawGraph,
+  GRAPH_FORMATS,
+  type GraphFormat,
+  listServicePorts,
+  overlayTrace,
+} from "../graph/index.js";
+import type { IPFamily, RuleSet } from "../ir/types.js";
+import { prepareCluster } from "../kube/from-kubernetes.js";
+import type { ReadResult } from "../kube/read-value.js";
+import type { TraceResult } from "../trace/index.js";
+import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
+import { applyNodeOptions, checkNodeOptions, NODE_OPTIONS } from "./node-options.js";
+import { readCluster, readClusterFiles } from "./read-cluster.js";
+import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
+
+const OPTIONS = {
+  ...NODE_OPTIONS,
+  service: { type: "string", multiple: true },
+  format: { type: "string" },
+  out: { type: "string" },
+  list: { type: "boolean" },
+} as const;
+
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+// kube-proxy's service port name: namespace/name, then :port-name for a named port.
+const SERVICE_SELECTOR = /^[^\s/:]+\/[^\s/:]+(?::\S+)?$/;
+
+/**
+ * Whether a `--format` value is one of the pictures (`svg`, `dot`, `mermaid`).
+ *
+ * @example
+ * isGraphFormat("dot") // true
+ */
+export function isGraphFormat(format: string): format is GraphFormat {
+  return (GRAPH_FORMATS as readonly string[]).includes(format);
+}
+
+/**
+ * The picture of a trace: the service ports its paths named, drawn with the paths on them (for
+ * `trace --format svg|dot|mermaid`). A packet that named no service port draws the chains it
+ * passed in kube-proxy's tables as one graph of every service port it met, which may be empty.
+ *
+ * @example
+ * await drawTrace(state, traceRules(state, packet), "svg") // "<?xml …"
+ */
+export async function drawTrace(state: RuleSet, result: TraceResult, format: GraphFormat): Promise<string> {
+  const ports = new Set<string>();
+  for (const o of result.outcomes) if (o.servicePort !== null) ports.add(o.servicePort);
+  const graph = buildServiceGraph(state, [...ports]);
+  const traced = overlayTrace(ports.size === 0 ? { ...graph, nodes: [], edges: [] } : graph, result);
+  return drawGraph(traced, format);
+}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** A rules text parsed in the family it is written for: the one asked for, else IPv4, else IPv6. */
+function parseRulesText(file: string, text: string, flag: string | undefined): RuleSet | null {
+  const families: IPFamily[] = flag === "IPv6" ? ["IPv6"] : flag === "IPv4" ? ["IPv4"] : ["IPv4", "IPv6"];
+  let first: ReturnType<typeof parseRules> | null = null;
+  for (const family of families) {
+    const parsed = parseRules(text, { family });
+    if (parsed.problems.length === 0) return parsed.ruleSet;
+    first ??= parsed;
+  }
+  if (first !== null) writeRuleTextProblems(file, first.problems);
+  return null;
+}
+
+/** The kernel state to draw: a rules text's (a save dump, or a payload completed), or a cluster's. */
+async function stateOf(args: readonly string[], values: Values): Promise<RuleSet | null> {
+  const files = expandInputs(args);
+  if (files === null) return null;
+  if (files.length > 1) {
+    const read = await readClusterFiles(files);
+    return read === null ? null : stateOfCluster(read, values);
+  }
+  const file = files[0] as string;
+  const text = readInput(file);
+  if (text === null) return null;
+  const form = detectTextForm(text);
+  if (form !== "cluster") {
+    const ruleSet = parseRulesText(file, text, values.family as string | undefined);
+    if (ruleSet === null) return null;
+    // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
+    return form === "save" ? ruleSet : stateAfterFullSync(ruleSet);
+  }
+  return stateOfCluster(await readCluster(text), values);
+}
+
+function stateOfCluster(read: ReadResult, values: Values): RuleSet | null {
+  if (read.input === null || read.problems.length > 0) {
+    for (const p of read.problems) writeErr(formatProblem(p));
+    return null;
+  }
+  const config = applyNodeOptions(read.input.config, values);
+  const flag = values.family as string | undefined;
+  if (flag === "both") throw new UsageError("--family both: graph draws one family: give IPv4 or IPv6");
+  const family: IPFamily = flag === "IPv6" || flag === "IPv4" ? flag : (config.ipFamily ?? "IPv4");
+  const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
+  for (const p of prepared.problems) writeErr(formatProblem(p));
+  if (prepared.model === null) return null;
+  return generateState(prepared.model);
+}
+
+/** A file name for a service port's picture: `ns_name_port.svg`, with nothing a path would read. */
+function fileNameOf(servicePort: string, format: GraphFormat): string {
+  const ext = format === "mermaid" ? "mmd" : format;
+  return `${servicePort.replace(/[^A-Za-z0-9._-]+/g, "_")}.${ext}`;
+}
+
+/**
+ * Runs `graph` and returns the exit code: 0 drawn, 1 usage error, 2 bad input or no such
+ * service port.
+ *
+ * @example
+ * runGraph(["cluster.yaml", "--service", "default/web:http", "--format", "dot"]) // 0
+ */
+export async function runGraph(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv);
+  if (positionals.length === 0) throw new UsageError("graph takes a FILE (or - for stdin)");
+  if (positionals.filter((file) => file === "-").length > 1)
+    throw new UsageError("standard input (-) can be read once");
+  const format = values.format ?? "svg";
+  if (!isGraphFormat(format)) throw new UsageError(`--format ${format}: expected svg, dot or mermaid`);
+  const select = values.service ?? [];
+  for (const s of select)
+    if (!SERVICE_SELECTOR.test(s)) throw new UsageError(`--service ${s}: expected NAMESPACE/NAME[:PORT]`);
+  checkNodeOptions(values);
+  const state = await stateOf(positionals, values);
+  if (state === null) return EXIT_INPUT;
+  const all = listServicePorts(state);
+  if (values.list === true) {
+    writeOut(all.length === 0 ? "" : `${all.join("\n")}\n`);
+    return EXIT_OK;
+  }
+  const missing = select.filter((s) => !all.some((p) => p === s || p.startsWith(`${s}:`)));
+  if (missing.length > 0) {
+    for (const s of missing) writeErr(`kube-iptables graph: no rule names service port ${s}`);
+    writeErr(all.length === 0 ? "(no service port has rules)" : `service ports: ${all.join(", ")}`);
+    return EXIT_INPUT;
+  }
+  if (all.length === 0) {
+    writeErr("kube-iptables graph: no service port has rules in this input");
+    return EXIT_INPUT;
+  }
+  if (values.out === undefined) {
+    writeOut(await drawGraph(buildServiceGraph(state, select), format));
+    return EXIT_OK;
+  }
+  // One picture per service port, each in its own file.
+  mkdirSync(values.out, { recursive: true });
+  for (const port of all.filter(
+    (p) => select.length === 0 || select.some((s) => p === s || p.startsWith(`${s}:`)),
+  )) {
+    const path = join(values.out, fileNameOf(port, format));
+    writeFileSync(path, await drawGraph(buildServiceGraph(state, [port]), format));
+    writeOut(`${path}\n`);
+  }
+  return EXIT_OK;
+}
