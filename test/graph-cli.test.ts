@@ -103,7 +103,7 @@ describe("kube-iptables graph", () => {
     ).toEqual(files);
     for (const f of files) {
       expect(f).toMatch(/^[A-Za-z0-9._-]+\.mmd$/);
-      expect(readFileSync(join(out, f), "utf8")).toMatch(/^flowchart LR\n/);
+      expect(readFileSync(join(out, f), "utf8")).toMatch(/^flowchart TD\n/);
     }
   });
 

@@ -180,7 +180,7 @@ const FORBIDDEN = /["|`[\]{}&]|<(?!br>)|(?<!<br)>|#(?!(?:quot|lt|gt|\d+);)/;
 describe("Mermaid", () => {
   it.each(graphs())("%s: every node declared once, every label quoted and escaped", (_name, graph) => {
     const lines = formatMermaid(graph).trimEnd().split("\n");
-    expect(lines[0]).toBe("flowchart LR");
+    expect(lines[0]).toBe("flowchart TD");
     const declared = new Map<string, string>();
     const edges: [string, string][] = [];
     let depth = 0;

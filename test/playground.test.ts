@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The playground in a real browser (Debian's chromium, driven by puppeteer-core; no download):
 // built with `npm run build:playground`'s builder, served on 127.0.0.1, loaded, and used as a
 // person would: the example cluster on first load, a node's dump pasted, a service port chosen,

@@ -31,7 +31,7 @@ export function formatDot(graph: ServiceGraph): string {
     `digraph ${dotString([graph.title])} {`,
     `  label=${dotString([graph.title, ...graph.outcomes])};`,
     "  labelloc=t;",
-    "  rankdir=LR;",
+    "  rankdir=TB;",
     '  fontname="monospace";',
     '  node [shape=box, style="rounded,filled", fontname="monospace", fontsize=11];',
     '  edge [fontname="monospace", fontsize=10];',

@@ -41,7 +41,7 @@ export const GRAPH_FORMATS: readonly GraphFormat[] = ["svg", "dot", "mermaid"];
  * Prints a graph in one of its forms (the SVG's layout library is loaded on first use).
  *
  * @example
- * await drawGraph(graph, "mermaid") // "flowchart LR\n  subgraph t0[\"nat table\"]\n…"
+ * await drawGraph(graph, "mermaid") // "flowchart TD\n  subgraph t0[\"nat table\"]\n…"
  */
 export async function drawGraph(graph: ServiceGraph, format: GraphFormat): Promise<string> {
   if (format === "dot") return formatDot(graph);

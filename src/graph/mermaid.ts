@@ -35,14 +35,14 @@ export function mermaidString(lines: readonly string[]): string {
 }
 
 /**
- * Prints a graph as a Mermaid flowchart (left to right, one subgraph per table).
+ * Prints a graph as a Mermaid flowchart (top to bottom, one subgraph per table).
  *
  * @example
- * formatMermaid(buildServiceGraph(state, ["default/web:http"])).split("\n")[0] // "flowchart LR"
+ * formatMermaid(buildServiceGraph(state, ["default/web:http"])).split("\n")[0] // "flowchart TD"
  */
 export function formatMermaid(graph: ServiceGraph): string {
   const ids = new Map(graph.nodes.map((n, i) => [n.id, `n${i}`]));
-  const out: string[] = ["flowchart LR"];
+  const out: string[] = ["flowchart TD"];
   const tables = [...new Set(graph.nodes.map((n) => n.table))];
   for (const [t, table] of tables.entries()) {
     out.push(`  subgraph t${t}[${mermaidString([`${table} table`])}]`);

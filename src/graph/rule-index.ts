@@ -29,7 +29,12 @@ export interface RuleIndex {
   readonly jumpsTo: ReadonlyMap<string, readonly IndexedRule[]>;
 }
 
-/** The key of a chain in {@link RuleIndex.jumpsTo}. */
+/**
+ * The key of a chain in {@link RuleIndex.jumpsTo} (and a chain node's id).
+ *
+ * @example
+ * chainKey("nat", "KUBE-SERVICES") // "nat KUBE-SERVICES"
+ */
 export function chainKey(table: string, chain: string): string {
   return `${table} ${chain}`;
 }

@@ -100,7 +100,7 @@ interface Laid {
 async function layout(graph: ServiceGraph): Promise<Laid> {
   const dagre = (await import("@dagrejs/dagre")).default;
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 14, edgesep: 8, ranksep: 56, marginx: MARGIN, marginy: MARGIN });
+  g.setGraph({ rankdir: "TB", nodesep: 14, edgesep: 8, ranksep: 36, marginx: MARGIN, marginy: MARGIN });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of graph.nodes) {
     const lines = nodeLabelLines(n);
@@ -237,7 +237,7 @@ function drawLegend(graph: ServiceGraph, top: number): { svg: string; width: num
 }
 
 /**
- * Draws a graph as a standalone SVG document (left to right, laid out by dagre).
+ * Draws a graph as a standalone SVG document (top to bottom, as packets go down the chains; laid out by dagre).
  *
  * @param graph the graph ({@link buildServiceGraph}, possibly with {@link overlayTrace}).
  * @returns the SVG text, ending in a newline.
