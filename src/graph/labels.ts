@@ -13,6 +13,8 @@ export const LABEL_WIDTH = 36;
 // A condition breaks before an option (`-d`, `--dport`), keeping `!` with the option it negates.
 const OPTION_START = /(?<!!)\s+(?=(?:! )?--?[a-zA-Z])/;
 const MODULE_ONLY = /^-m \S+$/;
+// `-p tcp --dport 80` reads as one thing: the port belongs with its protocol.
+const PORT_OPTION = /^(?:! )?--[sd]ports? /;
 
 /**
  * A condition in lines of at most {@link LABEL_WIDTH} characters where it can be broken (an
@@ -28,7 +30,8 @@ export function wrapCondition(condition: string, width: number = LABEL_WIDTH): s
   for (const part of condition.split(OPTION_START)) {
     const last = parts[parts.length - 1];
     // `-m mark` stays with its first option.
-    if (last !== undefined && MODULE_ONLY.test(last)) parts[parts.length - 1] = `${last} ${part}`;
+    const joins = MODULE_ONLY.test(last ?? "") || (last?.startsWith("-p ") === true && PORT_OPTION.test(part));
+    if (last !== undefined && joins) parts[parts.length - 1] = `${last} ${part}`;
     else if (part !== "") parts.push(part);
   }
   const lines: string[] = [];
