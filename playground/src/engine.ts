@@ -102,8 +102,13 @@ function failed(form: string, problems: readonly Problem[]): Computed {
 export function compute(text: string, options: NodeOptions): Computed {
   const form = detectTextForm(text);
   if (form !== "cluster") {
-    const family = options.family === "IPv6" ? "IPv6" : "IPv4";
-    const { ruleSet, problems } = parseRules(text, { family });
+    // A dump is one family's: the one chosen, else IPv4, else IPv6 (an ip6tables-save dump).
+    let parsed = parseRules(text, { family: options.family === "IPv6" ? "IPv6" : "IPv4" });
+    if (parsed.problems.length > 0 && options.family === "") {
+      const v6 = parseRules(text, { family: "IPv6" });
+      if (v6.problems.length === 0) parsed = v6;
+    }
+    const { ruleSet, problems } = parsed;
     if (problems.length > 0) return failed(form, problems);
     return {
       form,

@@ -30,7 +30,8 @@ export function wrapCondition(condition: string, width: number = LABEL_WIDTH): s
   for (const part of condition.split(OPTION_START)) {
     const last = parts[parts.length - 1];
     // `-m mark` stays with its first option.
-    const joins = MODULE_ONLY.test(last ?? "") || (last?.startsWith("-p ") === true && PORT_OPTION.test(part));
+    const joins =
+      MODULE_ONLY.test(last ?? "") || (last?.startsWith("-p ") === true && PORT_OPTION.test(part));
     if (last !== undefined && joins) parts[parts.length - 1] = `${last} ${part}`;
     else if (part !== "") parts.push(part);
   }

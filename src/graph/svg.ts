@@ -260,7 +260,7 @@ export async function renderSvg(graph: ServiceGraph): Promise<string> {
   }
   const empty =
     graph.nodes.length === 0
-      ? `<text x="${MARGIN}" y="${titleHeight + 20}" font-size="12">No rule names this service port.</text>`
+      ? `<text x="${MARGIN}" y="${titleHeight + 20}" font-size="12">${graph.outcomes.length > 0 ? "The packet met no service port's rules." : "No rule names this service port."}</text>`
       : "";
   const graphHeight = graph.nodes.length === 0 ? 40 : laid.height;
   const legend = drawLegend(graph, titleHeight + graphHeight);
