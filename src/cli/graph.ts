@@ -33,6 +33,9 @@ const OPTIONS = {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/** Above this many service ports in one SVG, a note suggests drawing them one at a time. */
+const MANY_PORTS = 40;
+
 // kube-proxy's service port name: namespace/name, then :port-name for a named port.
 const SERVICE_SELECTOR = /^[^\s/:]+\/[^\s/:]+(?::\S+)?$/;
 
@@ -161,7 +164,13 @@ export async function runGraph(argv: readonly string[]): Promise<number> {
     return EXIT_INPUT;
   }
   if (values.out === undefined) {
-    writeOut(await drawGraph(buildServiceGraph(state, select), format));
+    const drawn = buildServiceGraph(state, select);
+    // dagre's layout grows faster than linearly: a whole node's services in one SVG takes long.
+    if (drawn.servicePorts.length > MANY_PORTS && format === "svg")
+      writeErr(
+        `note: ${drawn.servicePorts.length} service ports in one picture; --service NS/NAME or --out DIR draws them one at a time`,
+      );
+    writeOut(await drawGraph(drawn, format));
     return EXIT_OK;
   }
   // One picture per service port, each in its own file.
