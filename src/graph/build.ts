@@ -157,7 +157,7 @@ export function buildServiceGraph(state: RuleSet, select: readonly string[] = []
   const servicePorts = new Set<string>();
   for (const [name, rules] of byServicePort) {
     if (!isSelected(name, select)) continue;
-    named.push(...rules);
+    for (const rule of rules) named.push(rule);
     servicePorts.add(name);
   }
 
