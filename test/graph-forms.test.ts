@@ -216,7 +216,10 @@ describe("labels", () => {
       "-p tcp --dport 80",
     ]);
     expect(wrapCondition("-m mark ! --mark 0x4000/0x4000", 10)).toEqual(["-m mark ! --mark 0x4000/0x4000"]);
-    expect(wrapCondition("-d 10.98.69.149/32 -p tcp --dport 3000")).toEqual(["-d 10.98.69.149/32", "-p tcp --dport 3000"]);
+    expect(wrapCondition("-d 10.98.69.149/32 -p tcp --dport 3000")).toEqual([
+      "-d 10.98.69.149/32",
+      "-p tcp --dport 3000",
+    ]);
     expect(wrapCondition("")).toEqual([]);
   });
 
