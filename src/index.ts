@@ -36,6 +36,26 @@ export { generateRestoreText } from "./generate/restore-text.js";
 export type { GenerateOptions } from "./generate/rules.js";
 export { generateRules, generateState } from "./generate/rules.js";
 export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
+export type {
+  ActionKind,
+  EdgeKind,
+  GraphEdge,
+  GraphFormat,
+  GraphNode,
+  NodeKind,
+  RuleRef,
+  ServiceGraph,
+} from "./graph/index.js";
+export {
+  buildServiceGraph,
+  drawGraph,
+  formatDot,
+  formatMermaid,
+  GRAPH_FORMATS,
+  listServicePorts,
+  overlayTrace,
+  renderSvg,
+} from "./graph/index.js";
 export type { CanonicalRule } from "./ir/canonical.js";
 export { canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
 export { applyRestore } from "./ir/state.js";

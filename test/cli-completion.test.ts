@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { DIFF_FLAGS } from "../src/cli/diff.js";
 import { GENERATE_FLAGS } from "../src/cli/generate.js";
+import { GRAPH_FLAGS } from "../src/cli/graph.js";
 import { TRACE_FLAGS } from "../src/cli/trace.js";
 import { runCli } from "./support/run-cli.js";
 
@@ -54,7 +55,7 @@ function bashComplete(...words: string[]): string[] {
 
 describe("bash completion", () => {
   test("commands, and the global flags before one", () => {
-    expect(bashComplete("kube-iptables", "")).toEqual(["completion", "diff", "generate", "help", "trace"]);
+    expect(bashComplete("kube-iptables", "")).toEqual(["completion", "diff", "generate", "graph", "help", "trace"]);
     expect(bashComplete("kube-iptables", "gen")).toEqual(["generate"]);
     expect(bashComplete("kube-iptables", "-")).toEqual(["--help", "--quiet", "--version", "-V", "-h", "-q"]);
   });
@@ -64,6 +65,7 @@ describe("bash completion", () => {
     ["generate", GENERATE_FLAGS],
     ["diff", DIFF_FLAGS],
     ["trace", TRACE_FLAGS.filter((f) => f !== "family")],
+    ["graph", GRAPH_FLAGS],
   ])("%s's flags", (command, flags) => {
     const offered = bashComplete("kube-iptables", command, "x", "-");
     // (-n is --namespace's short form, which every command takes.)
@@ -72,11 +74,18 @@ describe("bash completion", () => {
   });
 
   test("the values of a flag with a fixed list, also after '='", () => {
-    expect(bashComplete("kube-iptables", "generate", "--format", "")).toEqual(["json", "restore", "save"]);
-    expect(bashComplete("kube-iptables", "generate", "--format", "=", "r")).toEqual(["restore"]);
-    expect(bashComplete("kube-iptables", "generate", "--format", "=")).toEqual(["json", "restore", "save"]);
+    expect(bashComplete("kube-iptables", "generate", "--format", "")).toEqual([
+      "dump",
+      "json",
+      "restore",
+      "ruleset",
+      "save",
+      "transaction",
+    ]);
+    expect(bashComplete("kube-iptables", "generate", "--format", "=", "re")).toEqual(["restore"]);
+    expect(bashComplete("kube-iptables", "generate", "--format", "=")).toHaveLength(6);
     expect(bashComplete("kube-iptables", "diff", "--format", "")).toEqual(["restore", "summary"]);
-    expect(bashComplete("kube-iptables", "trace", "--format", "")).toEqual(["json", "text"]);
+    expect(bashComplete("kube-iptables", "trace", "--format", "")).toEqual(["dot", "json", "mermaid", "svg", "text"]);
     expect(bashComplete("kube-iptables", "generate", "--family", "")).toEqual(["IPv4", "IPv6", "both"]);
     expect(bashComplete("kube-iptables", "diff", "--family", "")).toEqual(["IPv4", "IPv6"]);
     expect(bashComplete("kube-iptables", "trace", "f", "--profile", "")).toEqual([

@@ -143,9 +143,20 @@ export const COMMANDS: readonly CommandSpec[] = [
           {
             name: "format",
             value: "FORMAT",
-            choices: ["save", "restore", "json"],
+            choices: ["save", "restore", "json", "transaction", "ruleset", "dump"],
             brief: "output format",
-            help: "save: what iptables-save prints once the rules are loaded into an empty kernel [default]; restore: what kube-proxy hands to iptables-restore; json: the rule set as data",
+            help: "iptables mode: save, what iptables-save prints once the rules are loaded into an empty kernel [default]; restore, what kube-proxy hands to iptables-restore; json, the rule set as data. nftables mode: transaction, what kube-proxy passes to 'nft -f -' [default]; ruleset, what 'nft list table' prints then; dump, knftables' Fake.Dump(); json",
+          },
+          {
+            name: "mode",
+            value: "MODE",
+            choices: ["iptables", "nftables"],
+            help: "kube-proxy's proxy mode [iptables]",
+          },
+          {
+            name: "service-cidr",
+            value: "CIDR",
+            help: "nftables mode: a service CIDR (kube-proxy's --service-cluster-ip-range); repeatable",
           },
           FAMILY,
           PROFILE,
@@ -231,9 +242,9 @@ export const COMMANDS: readonly CommandSpec[] = [
           {
             name: "format",
             value: "FORMAT",
-            choices: ["text", "json"],
+            choices: ["text", "json", "svg", "dot", "mermaid"],
             brief: "output format",
-            help: "text [default], or the outcomes as JSON",
+            help: "text [default]; json, the outcomes as data; svg, dot or mermaid, the picture of the service port (see graph) with the packet's paths drawn on it",
           },
           {
             name: "out-interface",
@@ -253,6 +264,51 @@ export const COMMANDS: readonly CommandSpec[] = [
       NODE_GROUP,
     ],
     exit: `0 the packet was traced (whatever its outcome); ${TROUBLE}, or an outcome that depends on the node's addresses when none are known.`,
+    operands: "files",
+  },
+  {
+    name: "graph",
+    summary: "draw each service port's path through the chains",
+    usage: ["graph FILE|DIR|- [...] [options]"],
+    about: [
+      "Draws each selected service port's path through the chains: the built-in chain a packet enters by (from a pod, from the node, from outside), KUBE-SERVICES / KUBE-NODEPORTS, the service and endpoint chains with each endpoint's exact share, the masquerade mark, and where packets are rejected or dropped. FILE as for trace: a cluster, or a node's iptables-save dump.",
+    ],
+    groups: [
+      {
+        title: "Options:",
+        flags: [
+          {
+            name: "service",
+            value: "NS/NAME[:PORT]",
+            help: "the service (all its ports) or service port to draw; repeatable [every service port, in one picture]",
+          },
+          {
+            name: "format",
+            value: "FORMAT",
+            choices: ["svg", "dot", "mermaid"],
+            brief: "output format",
+            help: "svg, a standalone picture [default]; dot, Graphviz input; mermaid, a flowchart for GitHub Markdown",
+          },
+          {
+            name: "out",
+            value: "DIR",
+            file: true,
+            help: "one file per service port in DIR (their names printed) instead of stdout",
+          },
+          { name: "list", help: "print the service ports the input has rules for" },
+          {
+            name: "family",
+            value: "FAMILY",
+            choices: ["IPv4", "IPv6"],
+            help: "the family to draw [a dump's, else config.ipFamily, else IPv4]",
+          },
+          PROFILE,
+          NAMESPACE,
+        ],
+      },
+      NODE_GROUP,
+    ],
+    exit: `0 the picture was written; ${TROUBLE}, or no rule names a selected service port.`,
     operands: "files",
   },
   {

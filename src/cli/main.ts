@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { completionScript } from "./completion.js";
 import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
+import { runGraph } from "./graph.js";
 import { commandHelp, commandSpec, mainHelp } from "./help.js";
 import { clearProgress, configureOutput, writeErr, writeOut } from "./io.js";
 import { runTrace } from "./trace.js";
@@ -99,6 +100,8 @@ async function run(command: string | undefined, args: readonly string[], help: b
       return await runDiff(args);
     case "trace":
       return await runTrace(args);
+    case "graph":
+      return await runGraph(args);
     default:
       writeOut(completionScript(args));
       return EXIT_OK;

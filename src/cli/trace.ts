@@ -1,10 +1,5 @@
 // `kube-iptables trace`: one packet through the rules of a cluster file or an iptables text.
 import { parseArgs } from "node:util";
-import { detectTextForm } from "../format/detect.js";
-import { generateState, stateAfterFullSync } from "../generate/rules.js";
-import type { RuleSet } from "../ir/types.js";
-import { prepareCluster } from "../kube/from-kubernetes.js";
-import type { ReadResult } from "../kube/read-value.js";
 import { canonicalIP } from "../model/ip.js";
 import {
   formatTraceText,
@@ -15,16 +10,10 @@ import {
   traceRules,
   traceToJson,
 } from "../trace/index.js";
-import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import {
-  applyNodeOptions,
-  checkNodeOptions,
-  NODE_OPTIONS,
-  readOptionsOf,
-  writeClusterProblems,
-} from "./node-options.js";
-import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
-import { parseRulesFile } from "./read-rules.js";
+import { drawTrace, isGraphFormat } from "./graph.js";
+import { writeErr, writeOut } from "./io.js";
+import { checkNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import { readState } from "./read-state.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -86,60 +75,6 @@ function parse(argv: readonly string[]) {
   }
 }
 
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-/** The state to trace, and the node IPs the input names (for `addrtype LOCAL`; none for rules text). */
-interface Traced {
-  readonly state: RuleSet;
-  readonly nodeIPs: readonly string[];
-}
-
-/**
- * The state to trace from the arguments: one rules text (a save dump, or a restore payload), or
- * the cluster of one or more files and directories (see `expandInputs`).
- */
-async function stateOf(
-  args: readonly string[],
-  values: Values,
-  family: "IPv4" | "IPv6",
-): Promise<Traced | null> {
-  const files = expandInputs(args);
-  if (files === null) return null;
-  if (files.length > 1) {
-    const read = await readClusterFiles(files, readOptionsOf(values));
-    return read === null ? null : stateOfCluster(read, values, family, undefined);
-  }
-  const text = readInput(files[0] as string);
-  if (text === null) return null;
-  const form = detectTextForm(text);
-  if (form !== "cluster") {
-    // A payload is kube-proxy's, for iptables-restore --noflush: it may jump to chains it does not declare.
-    const parsed = parseRulesFile(files[0] as string, text, { family, noflush: form === "restore" });
-    if (parsed === null) return null;
-    const { ruleSet, problems } = parsed;
-    writeRuleTextProblems(files[0] as string, problems);
-    if (problems.length > 0) return null;
-    // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
-    return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
-  }
-  return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family, files[0]);
-}
-
-/** A cluster's generated state, with the node IPs its config names; `file` names its problems. */
-function stateOfCluster(
-  read: ReadResult,
-  values: Values,
-  family: "IPv4" | "IPv6",
-  file: string | undefined,
-): Traced | null {
-  if (!usableRead(read, false, file) || read.input === null) return null;
-  const config = applyNodeOptions(read.input.config, values);
-  const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
-  writeClusterProblems(file, prepared.problems, values);
-  if (prepared.model === null) return null;
-  return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [] };
-}
-
 /**
  * Runs `trace` and returns the exit code: 0 traced, 2 a usage error, bad input, or a trace whose
  * outcome depends on whether an address is the node's when no node address is known (the
@@ -162,15 +97,15 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const from = (values.from ?? "pod") as Origin;
   if (!ORIGINS.has(from)) throw new UsageError(`--from ${from}: expected pod, node or external`);
   const format = values.format ?? "text";
-  if (format !== "text" && format !== "json")
-    throw new UsageError(`--format ${format}: expected text or json`);
+  if (format !== "text" && format !== "json" && !isGraphFormat(format))
+    throw new UsageError(`--format ${format}: expected text, json, svg, dot or mermaid`);
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
   if ((src.address.indexOf(":") >= 0 ? "IPv6" : "IPv4") !== family)
     throw new UsageError(`--src ${values.src}: not an ${family} address, as --dst is`);
   readOptionsOf(values);
-  const traced = await stateOf(positionals, values, family);
+  const traced = await readState(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
   const inInterface =
     values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
@@ -189,11 +124,13 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
       routes: (values.route ?? []).map(parseRoute),
     });
-    writeOut(
-      format === "json"
-        ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
-        : formatTraceText(result, values.brief !== true),
-    );
+    if (isGraphFormat(format)) writeOut(await drawTrace(traced.state, result, format));
+    else
+      writeOut(
+        format === "json"
+          ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
+          : formatTraceText(result, values.brief !== true),
+      );
     // Whether an address is the node's decides the outcome and the node's addresses were not
     // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
     if (result.needsNodeAddress.length > 0) {
