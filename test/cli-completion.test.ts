@@ -55,7 +55,14 @@ function bashComplete(...words: string[]): string[] {
 
 describe("bash completion", () => {
   test("commands, and the global flags before one", () => {
-    expect(bashComplete("kube-iptables", "")).toEqual(["completion", "diff", "generate", "graph", "help", "trace"]);
+    expect(bashComplete("kube-iptables", "")).toEqual([
+      "completion",
+      "diff",
+      "generate",
+      "graph",
+      "help",
+      "trace",
+    ]);
     expect(bashComplete("kube-iptables", "gen")).toEqual(["generate"]);
     expect(bashComplete("kube-iptables", "-")).toEqual(["--help", "--quiet", "--version", "-V", "-h", "-q"]);
   });
@@ -85,7 +92,13 @@ describe("bash completion", () => {
     expect(bashComplete("kube-iptables", "generate", "--format", "=", "re")).toEqual(["restore"]);
     expect(bashComplete("kube-iptables", "generate", "--format", "=")).toHaveLength(6);
     expect(bashComplete("kube-iptables", "diff", "--format", "")).toEqual(["restore", "summary"]);
-    expect(bashComplete("kube-iptables", "trace", "--format", "")).toEqual(["dot", "json", "mermaid", "svg", "text"]);
+    expect(bashComplete("kube-iptables", "trace", "--format", "")).toEqual([
+      "dot",
+      "json",
+      "mermaid",
+      "svg",
+      "text",
+    ]);
     expect(bashComplete("kube-iptables", "generate", "--family", "")).toEqual(["IPv4", "IPv6", "both"]);
     expect(bashComplete("kube-iptables", "diff", "--family", "")).toEqual(["IPv4", "IPv6"]);
     expect(bashComplete("kube-iptables", "trace", "f", "--profile", "")).toEqual([
@@ -186,7 +199,7 @@ describe.skipIf(!hasZsh && process.env.CI !== "true")("zsh completion", () => {
   test.each([
     ["kube-iptables gen", ["generate"]],
     ["kube-iptables generate --fo", ["--format"]],
-    ["kube-iptables generate --format ", ["json", "restore", "save"]],
+    ["kube-iptables generate --format ", ["dump", "json", "restore", "ruleset", "save", "transaction"]],
     ["kube-iptables trace f --proto ", ["sctp", "tcp", "udp"]],
     ["kube-iptables diff --family ", ["IPv4", "IPv6"]],
     ["kube-iptables generate --current no", ["node.save"]],

@@ -110,7 +110,7 @@ describe("kube-iptables graph", () => {
   it("refuses an unknown service port (exit 2, naming the ones there are)", async () => {
     const r = await capture(runGraph, [saveFile, "--service", "nobody/nothing"]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/no rule names service port nobody\/nothing/);
+    expect(r.err).toMatch(/--service nobody\/nothing: no rule names this service port/);
     expect(r.err).toMatch(/service ports: /);
     expect(r.out).toBe("");
   });

@@ -91,7 +91,7 @@ describe("generate --mode nftables", () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("iif != veth* jump mark-for-masquerade");
-    expect(r.stderr).toMatch(/^config\.detectLocal\.prefix: .*Interface does not exist/m);
+    expect(r.stderr).toMatch(/^kube-iptables: --interface-name-prefix \S+: .*Interface does not exist/m);
   });
 
   test("--service-cidr: traffic to unallocated cluster IPs is dropped; layout B for latest", () => {
@@ -102,18 +102,18 @@ describe("generate --mode nftables", () => {
     expect(r.stdout).toContain(
       "add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }",
     );
-    expect(runCli([...args, "--service-cidr", "10.96.0.0"]).code).toBe(1);
+    expect(runCli([...args, "--service-cidr", "10.96.0.0"]).code).toBe(2);
     // iptables mode has no use for it.
-    expect(runCli(["generate", join(dir, "web.yaml"), "--service-cidr", "10.96.0.0/16"]).code).toBe(1);
+    expect(runCli(["generate", join(dir, "web.yaml"), "--service-cidr", "10.96.0.0/16"]).code).toBe(2);
   });
 
   test("usage errors: an unknown mode, an iptables format, --current, a profile without this layout", () => {
     const file = join(dir, "web.yaml");
-    expect(runCli(["generate", file, "--mode", "ipvs"]).code).toBe(1);
-    expect(runCli(["generate", file, "--mode", "nftables", "--format", "save"]).code).toBe(1);
-    expect(runCli(["generate", file, "--mode", "nftables", "--current", file]).code).toBe(1);
+    expect(runCli(["generate", file, "--mode", "ipvs"]).code).toBe(2);
+    expect(runCli(["generate", file, "--mode", "nftables", "--format", "save"]).code).toBe(2);
+    expect(runCli(["generate", file, "--mode", "nftables", "--current", file]).code).toBe(2);
     const v122 = runCli(["generate", file, "--mode", "nftables", "--profile", "v1.22"]);
     expect(v122.code).toBe(2);
-    expect(v122.stderr).toMatch(/^config\.profile: kube-proxy v1\.22 has no nftables mode/m);
+    expect(v122.stderr).toMatch(/^kube-iptables: .*config\.profile: kube-proxy v1\.22 has no nftables mode/m);
   });
 });

@@ -13,9 +13,16 @@ import {
   generateNftables,
 } from "../nftables/index.js";
 import type { NftTable } from "../nftables/types.js";
-import { expandInputs, writeErr, writeOut } from "./io.js";
-import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
-import { readClusterFiles } from "./read-cluster.js";
+import { expandInputs, writeOut } from "./io.js";
+import {
+  applyNodeOptions,
+  checkNodeOptions,
+  familiesOf,
+  NODE_OPTIONS,
+  readOptionsOf,
+  writeClusterProblems,
+} from "./node-options.js";
+import { readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["transaction", "ruleset", "dump", "json"]);
@@ -86,12 +93,10 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
     if (parseCidr(cidr) === null) throw new UsageError(`--service-cidr ${cidr}: not a CIDR`);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;
-  const read = await readClusterFiles(files);
+  const read = await readClusterFiles(files, readOptionsOf(values));
   if (read === null) return EXIT_INPUT;
-  if (read.input === null || read.problems.length > 0) {
-    for (const p of read.problems) writeErr(formatProblem(p));
-    return EXIT_INPUT;
-  }
+  const file = files.length === 1 ? files[0] : undefined;
+  if (!usableRead(read, values.strict === true, file) || read.input === null) return EXIT_INPUT;
   const config = applyNodeOptions(read.input.config, values);
   const input = { ...read.input, config };
   const families = familiesOf(values.family, config);
@@ -104,11 +109,9 @@ export async function runGenerateNft(argv: readonly string[]): Promise<number> {
       ...prepared.problems,
       ...(table instanceof KubeIptablesError ? table.problems : (table?.problems ?? [])),
     ];
-    for (const p of problems) {
-      const line = formatProblem(p);
-      if (!printed.has(line)) writeErr(line);
-      printed.add(line);
-    }
+    const fresh = problems.filter((p) => !printed.has(formatProblem(p)));
+    for (const p of fresh) printed.add(formatProblem(p));
+    writeClusterProblems(file, fresh, values);
     if (table === null || table instanceof KubeIptablesError) return EXIT_INPUT;
     // kube-proxy runs one proxier (one table, one transaction) per family.
     const header =
