@@ -3,12 +3,13 @@
 // iptables-save must print NEW's state. nf_tables and legacy backends. Also an engine started
 // from a node's dump (`createSync(config, { current })`): another cluster's rules with Docker's
 // chains and stale kube-proxy chains in the kernel, and after our delta, this cluster's rules
-// with Docker's still there.
+// with Docker's still there. The diff's delta between the same two states goes the same way.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { diffRules, formatDelta } from "../../src/diff/index.js";
 import { parseRules, parseRulesOrThrow } from "../../src/format/parse.js";
 import { formatRestore } from "../../src/format/restore.js";
 import { formatSave } from "../../src/format/save.js";
@@ -108,7 +109,10 @@ function sequenceCases(): Case[] {
     let prev = sync.state;
     seq.steps.forEach((step, i) => {
       const r = sync.update(step.services, step.endpointSlices);
-      if (i > 0 && r.deltaText !== "") out.push(caseOf(`${v.name} step ${i}`, prev, r.state, r.deltaText));
+      if (i > 0 && r.deltaText !== "") {
+        out.push(caseOf(`${v.name} step ${i}`, prev, r.state, r.deltaText));
+        out.push(caseOf(`${v.name} step ${i}, diff`, prev, r.state, formatDelta(diffRules(prev, r.state))));
+      }
       prev = r.state;
     });
   }
@@ -155,8 +159,14 @@ function randomCases(count: number): Case[] {
         ];
       }
       const r = sync.update(services, slices);
-      if (step > 0 && r.deltaText !== "")
+      if (step > 0 && r.deltaText !== "") {
         out.push(caseOf(`random ${seed} step ${step}`, prev, r.state, r.deltaText));
+        // The diff's delta between the same two states (service chains edited in place or
+        // rewritten, whichever is shorter) must hold in the kernel too.
+        out.push(
+          caseOf(`random ${seed} step ${step}, diff`, prev, r.state, formatDelta(diffRules(prev, r.state))),
+        );
+      }
       prev = r.state;
     }
   }
