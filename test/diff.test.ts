@@ -121,8 +121,8 @@ describe("diffRules", () => {
     const st = (ips: string[], more: string[] = []) =>
       stateOf({
         config,
-        services: [service] as ClusterInput["services"],
-        endpointSlices: [slice([...ips, ...more])] as ClusterInput["endpointSlices"],
+        services: [service] as NonNullable<ClusterInput["services"]>,
+        endpointSlices: [slice([...ips, ...more])] as NonNullable<ClusterInput["endpointSlices"]>,
       });
     const many = Array.from({ length: 12 }, (_, i) => `10.1.0.${i + 10}`);
     const old = st(["10.1.0.1", "10.1.0.2", "10.1.0.3"], many);

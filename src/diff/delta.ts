@@ -38,7 +38,8 @@ function serviceChainDelta(
   const editBytes = bytesOf(writes, mark);
   // The rewrite: its declaration (`:NAME - [0:0]`) and every rule as `-A`.
   let rewriteBytes = chain.length + 10;
-  for (const rule of next.rules) rewriteBytes += formatEntry({ kind: "rule", op: "-A", chain, args: rule.args }).length + 1;
+  for (const rule of next.rules)
+    rewriteBytes += formatEntry({ kind: "rule", op: "-A", chain, args: rule.args }).length + 1;
   if (editBytes <= rewriteBytes) return;
   writes.length = mark;
   decls.push({ name: chain, policy: null });
