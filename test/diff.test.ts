@@ -12,6 +12,7 @@ import {
   deltaOf,
   diffRules,
   formatDelta,
+  generatedState,
   isKubeProxyChain,
   kubeProxyChainsOf,
   summarizeDiff,
@@ -146,6 +147,47 @@ describe("diffRules", () => {
     expect(formatSave(applyRestore(old, deltaOf(diffRules(old, replaced)), { noflush: true }))).toBe(
       formatSave(replaced),
     );
+  });
+
+  it("compares a generated side by its save text exactly as by its rules, building them only if a chain differs", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const a = randomCluster(seed);
+      const family = (a.config.ipFamily ?? "IPv4") as IPFamily;
+      const b = { ...randomCluster(seed + 2000, { family }), config: a.config };
+      const models = [modelFromInput(a), modelFromInput(b)] as const;
+      const states = models.map((m) => generateState(m));
+      const [dumpA, dumpB] = states.map((s) => parseRulesOrThrow(formatSave(s), { family }));
+      const pairs: [RuleSet, RuleSet, RuleSet, RuleSet, string][] = [];
+      const gen = (i: 0 | 1) => generatedState(models[i]).state;
+      // Dump vs cluster, cluster vs dump, cluster vs cluster; changed and unchanged.
+      pairs.push([dumpA as RuleSet, gen(1), dumpA as RuleSet, states[1] as RuleSet, "dump A / cluster B"]);
+      pairs.push([gen(0), dumpB as RuleSet, states[0] as RuleSet, dumpB as RuleSet, "cluster A / dump B"]);
+      pairs.push([gen(0), gen(1), states[0] as RuleSet, states[1] as RuleSet, "cluster A / cluster B"]);
+      pairs.push([dumpA as RuleSet, gen(0), dumpA as RuleSet, states[0] as RuleSet, "dump A / cluster A"]);
+      for (const [x, y, rx, ry, what] of pairs) {
+        const owned = kubeProxyChainsOf(generateRules(models[0]));
+        for (const options of [{}, { chains: owned }]) {
+          const fast = diffRules(x, y, options);
+          const slow = diffRules(rx, ry, options);
+          expect(formatDelta(fast), `seed ${seed} ${what}`).toBe(formatDelta(slow));
+          expect(summarizeDiff(fast), `seed ${seed} ${what}`).toBe(summarizeDiff(slow));
+        }
+      }
+      // The owned chains equal kubeProxyChainsOf(payload)'s on every chain either side holds.
+      const { owned } = generatedState(models[0]);
+      const byPayload = kubeProxyChainsOf(generateRules(models[0]));
+      for (const s of states)
+        for (const t of s.tables)
+          for (const c of t.chains) expect(owned(t.name, c.name)).toBe(byPayload(t.name, c.name));
+    }
+    // Nothing differs: the generated side's rules are never built.
+    const a = randomCluster(7);
+    const model = modelFromInput(a);
+    const { state } = generatedState(model);
+    const spy = vi.spyOn(state, "tables", "get");
+    const dump = parseRulesOrThrow(formatSave(generateState(model)), { family: state.family });
+    expect(diffRules(dump, state).tables).toEqual([]);
+    expect(spy).not.toHaveBeenCalled();
   });
 
   it("finds each chain's rules however its runs interleave and its chains are declared", () => {

@@ -8,8 +8,8 @@ import { parseArgs } from "node:util";
 import {
   diffRules,
   formatDelta,
+  generatedState,
   isKubeProxyChain,
-  kubeProxyChainsOf,
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
@@ -17,7 +17,6 @@ import { formatProblem, type Problem } from "../errors.js";
 import { detectTextForm } from "../format/detect.js";
 import { oneLine } from "../format/one-line.js";
 import { parseRules } from "../format/parse.js";
-import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
@@ -87,8 +86,9 @@ async function readSide(
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
     for (const p of prepared.problems) writeErr(`${where(p)}${formatProblem(p)}`);
     if (prepared.model === null) return null;
-    const payload = generateRules(prepared.model);
-    return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
+    // Printed as save text, built as rules only if a chain differs (see diff/generated-side.ts).
+    const generated = generatedState(prepared.model);
+    return { state: generated.state, isRules: false, owned: generated.owned };
   }
   const parsed = parseRules(text, family === undefined ? {} : { family });
   if (parsed.problems.length > 0) {
