@@ -13,7 +13,7 @@ import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
-import { type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
+import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
 
 /** What changed in one chain present on both sides (or added, or removed). */
 export interface ChainDiff {
@@ -302,11 +302,13 @@ function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamil
  * d.tables.find((t) => t.name === "nat")?.chainsAdded // ["KUBE-SEP-…"]
  */
 export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOptions = {}): RuleSetDiff {
+  // A side generated from a model has its save text: against a side of rules (a node's dump)
+  // most chains are seen equal on that text, and only the others are compared rule by rule
+  // (building the generated side's rules, once). Two generated sides are compared by rules:
+  // printing both as text would only add to that whenever anything differs.
+  if (hasSaveText(oldState) === hasSaveText(newState)) return diffByRules(oldState, newState, options);
   const oldText = savedTextOf(oldState);
   const newText = savedTextOf(newState);
-  if (oldText === undefined && newText === undefined) return diffByRules(oldState, newState, options);
-  // A side generated from a model has its save text: most chains are seen equal on that text,
-  // and only the others are compared rule by rule (building that side's rules, once).
   const differing = differingChains(oldState, oldText, newState, newText, options.chains);
   if (differing.size === 0) return { family: newState.family, tables: [] };
   return diffByRules(oldState, newState, { chains: (t, c) => differing.get(t)?.has(c) === true });
@@ -353,7 +355,10 @@ function linesSpell(text: string, saved: SavedChain, chain: string, rules: reado
   return true;
 }
 
-/** Whether one chain is certainly equal on both sides (false: compare it rule by rule). */
+/**
+ * Whether one chain is certainly equal on both sides, one of them save text and the other rules
+ * (false: compare it rule by rule).
+ */
 function sameChain(
   chain: string,
   a: SideChains,
@@ -362,12 +367,6 @@ function sameChain(
   after: ChainView | SavedChain,
 ): boolean {
   if (before.policy !== after.policy) return false;
-  if (a.text !== null && b.text !== null) {
-    const x = before as SavedChain;
-    const y = after as SavedChain;
-    if (x.count !== y.count) return false;
-    return x.count === 0 || a.text.slice(x.start, x.end) === b.text.slice(y.start, y.end);
-  }
   if (b.text !== null) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
   if (a.text !== null) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
   return false;

@@ -21,9 +21,10 @@ export interface GeneratedState {
 }
 
 /**
- * A model's state for `diffRules`: equal to `generateState(model)`, but printed as save text at
- * once (`generateSaveText`, byte for byte `formatSave(generateState(model))`) and built as rules
- * only when asked, as a diff does when a chain differs. `owned` needs no rules either: the
+ * A model's state for `diffRules`: equal to `generateState(model)`, but compared with a state
+ * of rules (a node's dump) as its save text (`generateSaveText`, byte for byte
+ * `formatSave(generateState(model))`), and built as rules only when asked, as a diff does when
+ * a chain differs or when both sides are generated. `owned` needs no rules either: the
  * fixed chains a payload declares are its head's, and every per-service chain counts.
  *
  * @example
@@ -40,7 +41,7 @@ export function generatedState(model: ClusterModel): GeneratedState {
       return tables;
     },
   };
-  const state = withSaveText(lazy, generateSaveText(model));
+  const state = withSaveText(lazy, () => generateSaveText(model));
   // The payload's other declarations are its per-service chains (and, with existingChains, the
   // stale ones it deletes): the head's are all the fixed ones it declares.
   const head = payloadHead(ctx);

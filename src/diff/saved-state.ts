@@ -29,7 +29,8 @@ export interface SavedText {
   readonly tables: ReadonlyMap<string, ReadonlyMap<string, SavedChain>>;
 }
 
-const SAVED = new WeakMap<RuleSet, SavedText>();
+/** Each registered state's save text, printed and indexed on first use. */
+const SAVED = new WeakMap<RuleSet, () => SavedText>();
 
 /**
  * Indexes save text as `generateSaveText` prints it (`*table`, `:CHAIN POLICY [p:b]` lines,
@@ -82,23 +83,38 @@ function indexSaveText(text: string): SavedText {
 }
 
 /**
- * The save text a state was generated from, if it was made by {@link generatedState}.
+ * Whether a save text was registered for `state` by {@link withSaveText} (without printing it).
  *
  * @example
- * savedTextOf(withSaveText(state, text))?.text === text // true
+ * hasSaveText(withSaveText(state, () => text)) // true
  */
-export function savedTextOf(state: RuleSet): SavedText | undefined {
-  return SAVED.get(state);
+export function hasSaveText(state: RuleSet): boolean {
+  return SAVED.has(state);
 }
 
 /**
- * Records that `state` prints as `text` (what `formatSave(state)` would print): diffs then
- * compare that text and leave `state.tables` alone unless a chain differs.
+ * The save text registered for a state, printed and indexed on the first call.
  *
  * @example
- * const state = withSaveText(lazyState, generateSaveText(model));
+ * savedTextOf(withSaveText(state, () => text))?.text === text // true
  */
-export function withSaveText(state: RuleSet, text: string): RuleSet {
-  SAVED.set(state, indexSaveText(text));
+export function savedTextOf(state: RuleSet): SavedText | undefined {
+  return SAVED.get(state)?.();
+}
+
+/**
+ * Records that `state` prints as `text()` (what `formatSave(state)` would print): a diff against
+ * a state without one then compares that text and leaves `state.tables` alone unless a chain
+ * differs.
+ *
+ * @example
+ * const state = withSaveText(lazyState, () => generateSaveText(model));
+ */
+export function withSaveText(state: RuleSet, text: () => string): RuleSet {
+  let saved: SavedText | null = null;
+  SAVED.set(state, () => {
+    saved ??= indexSaveText(text());
+    return saved;
+  });
   return state;
 }
