@@ -174,6 +174,30 @@ function randomCases(count: number): Case[] {
 }
 
 /**
+ * The diff's delta when one endpoint of a Service moves: its per-service chain is edited in
+ * place (`-D` by number, `-I`), not flushed, whenever that is shorter; the kernel must agree.
+ */
+function endpointMoveCases(): Case[] {
+  const out: Case[] = [];
+  for (let seed = 1; seed <= 40; seed++) {
+    const base = randomCluster(seed, { largeRate: 0 });
+    const at = base.endpointSlices.findIndex((s) => (s.endpoints ?? []).length >= 3);
+    if (at < 0) continue;
+    const slice = base.endpointSlices[at] as EndpointSlice;
+    const endpoints = [...(slice.endpoints ?? [])];
+    const first = endpoints[0] as (typeof endpoints)[number];
+    const moved = base.config.ipFamily === "IPv6" ? "fd00:ffff::1" : "198.19.255.1";
+    endpoints[0] = { ...first, addresses: [moved] };
+    const slices = base.endpointSlices.map((s, i) => (i === at ? { ...slice, endpoints } : s));
+    const prev = generateState(modelFromInput(base));
+    const next = generateState(modelFromInput({ ...base, endpointSlices: slices }));
+    const delta = formatDelta(diffRules(prev, next));
+    if (delta !== "") out.push(caseOf(`random ${seed} endpoint moved, diff`, prev, next, delta));
+  }
+  return out;
+}
+
+/**
  * Engines started from a dump: the dump is OLD (loaded as it is), the first delta goes to the
  * target cluster, and a second update (back to the dump's cluster) goes on from there.
  */
@@ -268,7 +292,13 @@ function fixtureDumpCases(): Case[] {
 describe.skipIf(skip !== null)(
   `sync deltas in the kernel${skip === null ? "" : ` (skipped: ${skip})`}`,
   () => {
-    const cases = [...sequenceCases(), ...randomCases(50), ...adoptionCases(), ...fixtureDumpCases()];
+    const cases = [
+      ...sequenceCases(),
+      ...randomCases(50),
+      ...endpointMoveCases(),
+      ...adoptionCases(),
+      ...fixtureDumpCases(),
+    ];
     for (const backend of BACKENDS) {
       for (const family of ["IPv4", "IPv6"] as const) {
         const mine = cases.filter((c) => c.family === family && (c.backend ?? backend) === backend);
