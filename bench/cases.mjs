@@ -157,7 +157,115 @@ function cliCase(input, format) {
   };
 }
 
+/**
+ * The CLI's `main(argv)` in this process with stdout caught; `prepare` (untimed) writes the
+ * files and loads the CLI module. Returns what it printed.
+ */
+function cliRun(files, argvOf) {
+  const dir = mkdtempSync(join(tmpdir(), "kube-iptables-bench-cli-"));
+  const cliPath = join(dirname(libraryPath()), "cli.js");
+  let main;
+  return {
+    prepare: async () => {
+      ({ main } = await import(pathToFileURL(cliPath).href));
+      const paths = {};
+      for (const [name, make] of Object.entries(files)) {
+        paths[name] = join(dir, name);
+        writeFileSync(paths[name], make());
+      }
+      return argvOf(paths);
+    },
+    run: async (argv) => {
+      const write = process.stdout.write;
+      const chunks = [];
+      process.stdout.write = (chunk) => chunks.push(chunk) > 0;
+      try {
+        const code = await main(argv);
+        if (code !== 0) throw new Error(`kube-iptables ${argv[0]} exited ${code}`);
+      } finally {
+        process.stdout.write = write;
+      }
+      return chunks.join("");
+    },
+  };
+}
+
+/** The node's `iptables-save` dump of a model (what kube-proxy's first sync leaves). */
+function nodeDump(lib, input) {
+  return lib.formatSave(lib.generateState(modelOf(lib, input)));
+}
+
+/** A packet to the last Service in kube-proxy's order (the walk passes every KUBE-SERVICES rule). */
+function lastServicePort(lib, input) {
+  const ports = modelOf(lib, input).servicePorts;
+  let last = ports[0];
+  for (const p of ports) if (`${p.namespace}/${p.name}` > `${last.namespace}/${last.name}`) last = p;
+  return last;
+}
+
 const OPS = {
+  "cli-diff": {
+    label: "the CLI end to end: `diff DUMP CLUSTER` (the node's own dump: no changes; in-process)",
+    needs: "parse",
+    setup: (lib, input) => ({
+      ...cliRun(
+        { "node.save": () => nodeDump(lib, input), "cluster.json": () => JSON.stringify(input) },
+        (p) => ["diff", p["node.save"], p["cluster.json"]],
+      ),
+      describe: (out) => ({ bytes: Buffer.byteLength(out) }),
+    }),
+  },
+  "cli-diff-changed": {
+    label: "the CLI end to end: `diff DUMP CLUSTER --format restore`, one endpoint moved (in-process)",
+    needs: "parse",
+    setup: (lib, input) => ({
+      ...cliRun(
+        {
+          "node.save": () => nodeDump(lib, input),
+          "cluster.json": () => JSON.stringify(changeOneEndpoint(input)),
+        },
+        (p) => ["diff", p["node.save"], p["cluster.json"], "--format", "restore"],
+      ),
+      describe: textResult,
+    }),
+  },
+  "diff-delta": {
+    label: "the CLI's `diff A B --format restore` of two cluster files, one endpoint moved (in-process)",
+    needs: "parse",
+    setup: (_lib, input) => ({
+      ...cliRun(
+        {
+          "a.json": () => JSON.stringify(input),
+          "b.json": () => JSON.stringify(changeOneEndpoint(input)),
+        },
+        (p) => ["diff", p["a.json"], p["b.json"], "--format", "restore"],
+      ),
+      describe: textResult,
+    }),
+  },
+  "cli-trace": {
+    label: "the CLI end to end: `trace DUMP` of one packet to the last Service (in-process)",
+    needs: "trace",
+    setup: (lib, input) => {
+      const last = lastServicePort(lib, input);
+      const nodeIPs = input.config.nodeIPs ?? [];
+      return {
+        ...cliRun({ "node.save": () => nodeDump(lib, input) }, (p) => [
+          "trace",
+          p["node.save"],
+          "--src",
+          "10.64.0.5",
+          "--dst",
+          `${last.clusterIP}:${last.port}`,
+          "--proto",
+          last.protocol.toLowerCase(),
+          ...nodeIPs.flatMap((ip) => ["--node-ip", ip]),
+        ]),
+        describe: (out) => ({ bytes: Buffer.byteLength(out) }),
+      };
+    },
+  },
+
   "hash-floor": {
     label: "the mandated libraries alone: js-sha256 + base32-encode of every chain name, no memo",
     // What naming costs before any of our code runs: the floor under model → restore text.
@@ -380,6 +488,8 @@ export function caseIds() {
   ids.push(`validate:${TEN_K}`, `update-endpoint-checked:${TEN_K}`);
   ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
   ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
+  for (const m of [TEN_K, "bench-clusterip-50000"]) ids.push(`cli-diff:${m}`, `cli-trace:${m}`);
+  ids.push(`cli-diff-changed:${TEN_K}`, `diff-delta:${TEN_K}`);
   return ids;
 }
 

@@ -12,6 +12,7 @@ import {
   deltaOf,
   diffRules,
   formatDelta,
+  generatedState,
   isKubeProxyChain,
   kubeProxyChainsOf,
   summarizeDiff,
@@ -78,7 +79,7 @@ describe("diffRules", () => {
     }
   });
 
-  it("edits shared chains rule by rule, rewrites service chains, deletes removed ones last", () => {
+  it("edits shared chains rule by rule, deletes removed chains last", () => {
     const seq = sequences.find((s) => s.name === "seq-add-delete-service") as Sequence;
     const [s0, s1, s2] = seq.steps as [
       Sequence["steps"][number],
@@ -99,6 +100,94 @@ describe("diffRules", () => {
       /^default\/web:http: -\d+ rules; chains removed .*KUBE-SEP-/m,
     );
     expect(summarizeDiff(diffRules(st(s1), st(s1)))).toBe("no changes\n");
+  });
+
+  it("edits a service chain in place when one endpoint changes, and rewrites it when that is shorter", () => {
+    // Three ready endpoints of one Service; then the first moves to a new address; then all go.
+    const slice = (ips: string[]) => ({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: "web-a", namespace: "ns", labels: { "kubernetes.io/service-name": "web" } },
+      addressType: "IPv4",
+      ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+      endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+    });
+    const service = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web", namespace: "ns" },
+      spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+    };
+    const config = { hostname: "node-a" };
+    const st = (ips: string[], more: string[] = []) =>
+      stateOf({
+        config,
+        services: [service] as NonNullable<ClusterInput["services"]>,
+        endpointSlices: [slice([...ips, ...more])] as NonNullable<ClusterInput["endpointSlices"]>,
+      });
+    const many = Array.from({ length: 12 }, (_, i) => `10.1.0.${i + 10}`);
+    const old = st(["10.1.0.1", "10.1.0.2", "10.1.0.3"], many);
+    const moved = st(["10.1.0.9", "10.1.0.2", "10.1.0.3"], many);
+    const delta = formatDelta(diffRules(old, moved));
+    const svc = /-j (KUBE-SVC-\w+)/.exec(delta) ?? /^-[DIA] (KUBE-SVC-\w+)/m.exec(delta);
+    expect(svc).not.toBeNull();
+    const chain = (svc as RegExpExecArray)[1] as string;
+    // Not flushed: no declaration of the chain, its old rule deleted by number, the new inserted.
+    expect(delta).not.toMatch(new RegExp(`^:${chain} `, "m"));
+    expect(delta).toMatch(new RegExp(`^-D ${chain} \\d+$`, "m"));
+    expect(delta).toMatch(new RegExp(`^(-I ${chain} \\d+|-A ${chain}) -m `, "m"));
+    expect(formatSave(applyRestore(old, deltaOf(diffRules(old, moved)), { noflush: true }))).toBe(
+      formatSave(moved),
+    );
+    // Every endpoint replaced: flushing and refilling is shorter than a -D and -I per rule.
+    const replaced = st(["10.2.0.1", "10.2.0.2", "10.2.0.3"]);
+    const all = formatDelta(diffRules(old, replaced));
+    expect(all).toMatch(new RegExp(`^:${chain} - \\[0:0\\]$`, "m"));
+    expect(all).not.toMatch(new RegExp(`^-D ${chain} `, "m"));
+    expect(formatSave(applyRestore(old, deltaOf(diffRules(old, replaced)), { noflush: true }))).toBe(
+      formatSave(replaced),
+    );
+  });
+
+  it("compares a generated side by its save text exactly as by its rules, building them only if a chain differs", () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const a = randomCluster(seed);
+      const family = (a.config.ipFamily ?? "IPv4") as IPFamily;
+      const b = { ...randomCluster(seed + 2000, { family }), config: a.config };
+      const models = [modelFromInput(a), modelFromInput(b)] as const;
+      const states = models.map((m) => generateState(m));
+      const [dumpA, dumpB] = states.map((s) => parseRulesOrThrow(formatSave(s), { family }));
+      const pairs: [RuleSet, RuleSet, RuleSet, RuleSet, string][] = [];
+      const gen = (i: 0 | 1) => generatedState(models[i]).state;
+      // Dump vs cluster, cluster vs dump, cluster vs cluster; changed and unchanged.
+      pairs.push([dumpA as RuleSet, gen(1), dumpA as RuleSet, states[1] as RuleSet, "dump A / cluster B"]);
+      pairs.push([gen(0), dumpB as RuleSet, states[0] as RuleSet, dumpB as RuleSet, "cluster A / dump B"]);
+      pairs.push([gen(0), gen(1), states[0] as RuleSet, states[1] as RuleSet, "cluster A / cluster B"]);
+      pairs.push([dumpA as RuleSet, gen(0), dumpA as RuleSet, states[0] as RuleSet, "dump A / cluster A"]);
+      for (const [x, y, rx, ry, what] of pairs) {
+        const owned = kubeProxyChainsOf(generateRules(models[0]));
+        for (const options of [{}, { chains: owned }]) {
+          const fast = diffRules(x, y, options);
+          const slow = diffRules(rx, ry, options);
+          expect(formatDelta(fast), `seed ${seed} ${what}`).toBe(formatDelta(slow));
+          expect(summarizeDiff(fast), `seed ${seed} ${what}`).toBe(summarizeDiff(slow));
+        }
+      }
+      // The owned chains equal kubeProxyChainsOf(payload)'s on every chain either side holds.
+      const { owned } = generatedState(models[0]);
+      const byPayload = kubeProxyChainsOf(generateRules(models[0]));
+      for (const s of states)
+        for (const t of s.tables)
+          for (const c of t.chains) expect(owned(t.name, c.name)).toBe(byPayload(t.name, c.name));
+    }
+    // Nothing differs: the generated side's rules are never built.
+    const a = randomCluster(7);
+    const model = modelFromInput(a);
+    const { state } = generatedState(model);
+    const spy = vi.spyOn(state, "tables", "get");
+    const dump = parseRulesOrThrow(formatSave(generateState(model)), { family: state.family });
+    expect(diffRules(dump, state).tables).toEqual([]);
+    expect(spy).not.toHaveBeenCalled();
   });
 
   it("finds each chain's rules however its runs interleave and its chains are declared", () => {

@@ -8,14 +8,13 @@ import { parseArgs } from "node:util";
 import {
   diffRules,
   formatDelta,
+  generatedState,
   isKubeProxyChain,
-  kubeProxyChainsOf,
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
 import { detectTextForm } from "../format/detect.js";
 import { oneLine } from "../format/one-line.js";
-import { generateRules, stateAfterFullSync } from "../generate/rules.js";
 import { tryApplyRestore } from "../ir/state.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
@@ -110,8 +109,9 @@ async function readSide(
     writeClusterProblems(name, prepared.problems, values);
     if (prepared.model === null) return null;
     showProgress(`generating the rules of ${file}`);
-    const payload = generateRules(prepared.model);
-    return { state: stateAfterFullSync(payload), isRules: false, owned: kubeProxyChainsOf(payload) };
+    // Printed as save text, built as rules only if a chain differs (see diff/generated-side.ts).
+    const generated = generatedState(prepared.model);
+    return { state: generated.state, isRules: false, owned: generated.owned };
   }
   const parsed = parseRulesFile(file, text, family === undefined ? {} : { family });
   if (parsed === null) return null;

@@ -1,17 +1,50 @@
 /**
  * A diff → the `iptables-restore --noflush` payload that turns OLD's state into NEW's, safe at
  * every step: new chains are declared (in the header) before any rule jumps to them, changed
- * per-service chains are rewritten (declared = flushed, then `-A`), other chains are edited rule
- * by rule, and removed chains are flushed by their declaration and deleted (`-X`) only at the end,
- * after the rules that jumped to them are gone.
+ * per-service chains are edited in place or rewritten (declared = flushed, then `-A`), whichever
+ * is shorter, as the incremental engine does; other chains are edited rule by rule, and removed
+ * chains are flushed by their declaration and deleted (`-X`) only at the end, after the rules
+ * that jumped to them are gone.
  *
  * @module
  */
-import { formatRestore } from "../format/restore.js";
+import { formatEntry, formatRestore } from "../format/restore.js";
 import { isServiceChain } from "../generate/rules.js";
 import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ChainDiff, RuleSetDiff } from "./diff-rules.js";
-import { editChain } from "./edit-script.js";
+import { editChain, type RuleList } from "./edit-script.js";
+
+function bytesOf(entries: readonly Entry[], from: number): number {
+  let n = 0;
+  for (let i = from; i < entries.length; i++) n += formatEntry(entries[i] as Entry).length + 1;
+  return n;
+}
+
+/**
+ * A changed per-service chain: edited in place when that text is shorter than flushing and
+ * refilling it (one endpoint replaced in a `KUBE-SVC-…` chain of ten is a `-D` and an `-I`, not
+ * eleven lines), else rewritten. The chain is kube-proxy's alone and OLD says what it holds, so
+ * its `-D`s go by number, as the incremental engine's do (a third the size of a specification).
+ */
+function serviceChainDelta(
+  chain: string,
+  old: RuleList,
+  next: RuleList,
+  decls: ChainDeclaration[],
+  writes: Entry[],
+): void {
+  const mark = writes.length;
+  editChain(chain, old, next, 0, old.rules.length, writes, undefined, true);
+  const editBytes = bytesOf(writes, mark);
+  // The rewrite: its declaration (`:NAME - [0:0]`) and every rule as `-A`.
+  let rewriteBytes = chain.length + 10;
+  for (const rule of next.rules)
+    rewriteBytes += formatEntry({ kind: "rule", op: "-A", chain, args: rule.args }).length + 1;
+  if (editBytes <= rewriteBytes) return;
+  writes.length = mark;
+  decls.push({ name: chain, policy: null });
+  for (const rule of next.rules) writes.push({ kind: "rule", op: "-A", chain, args: rule.args });
+}
 
 function tableDelta(name: string, chains: readonly ChainDiff[]): Table | null {
   const decls: ChainDeclaration[] = [];
@@ -37,9 +70,7 @@ function tableDelta(name: string, chains: readonly ChainDiff[]): Table | null {
       decls.push({ name: d.chain, policy: null });
       deletes.push({ kind: "chain", op: "-X", chain: d.chain });
     } else if (isServiceChain(d.chain)) {
-      decls.push({ name: d.chain, policy: null });
-      for (const rule of d.new.rules)
-        writes.push({ kind: "rule", op: "-A", chain: d.chain, args: rule.args });
+      serviceChainDelta(d.chain, d.old, d.new, decls, writes);
     } else {
       if (builtin && d.policy !== undefined && d.policy.new !== null) {
         edits.push({ kind: "policy", op: "-P", chain: d.chain, policy: d.policy.new });

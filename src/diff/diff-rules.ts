@@ -13,6 +13,7 @@ import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
+import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
 
 /** What changed in one chain present on both sides (or added, or removed). */
 export interface ChainDiff {
@@ -103,9 +104,28 @@ export function kubeProxyChainsOf(payload: RuleSet): (table: string, chain: stri
   const declared = new Set<string>();
   for (const table of payload.tables)
     for (const d of table.chains) declared.add(`${table.name}\u0000${d.name}`);
+  return kubeProxyChainsOfDeclared(declared);
+}
+
+/**
+ * {@link kubeProxyChainsOf} from the chains a payload declares, each as `table NUL chain`.
+ *
+ * @example
+ * kubeProxyChainsOfDeclared(new Set(["filter\u0000KUBE-FIREWALL"]))("filter", "KUBE-FIREWALL") // true
+ */
+export function kubeProxyChainsOfDeclared(
+  declared: ReadonlySet<string>,
+): (table: string, chain: string) => boolean {
   return (table, chain) =>
     isServicePortChain(table, chain) ||
     (isKubeProxyChain(table, chain) && declared.has(`${table}\u0000${chain}`));
+}
+
+/** The chains a state's table declares (from its save text when it has one: no rules built). */
+function chainNamesOf(state: RuleSet, table: string): Iterable<string> {
+  const saved = savedTextOf(state);
+  if (saved !== undefined) return saved.tables.get(table)?.keys() ?? [];
+  return state.tables.find((n) => n.name === table)?.chains.map((c) => c.name) ?? [];
 }
 
 /**
@@ -124,7 +144,7 @@ export function sparingReferenced(
 ): (table: string, chain: string) => boolean {
   const pinned = new Map<string, Set<string>>();
   for (const t of oldState.tables) {
-    const kept = new Set(newState.tables.find((n) => n.name === t.name)?.chains.map((c) => c.name) ?? []);
+    const kept = new Set(chainNamesOf(newState, t.name));
     const compared = (chain: string): boolean => chains(t.name, chain);
     const set = pinnedChains(
       t,
@@ -282,6 +302,112 @@ function compareChain(chain: string, a: ChainView, b: ChainView, family: IPFamil
  * d.tables.find((t) => t.name === "nat")?.chainsAdded // ["KUBE-SEP-…"]
  */
 export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOptions = {}): RuleSetDiff {
+  // A side generated from a model has its save text: against a side of rules (a node's dump)
+  // most chains are seen equal on that text, and only the others are compared rule by rule
+  // (building the generated side's rules, once). Two generated sides are compared by rules:
+  // printing both as text would only add to that whenever anything differs.
+  if (hasSaveText(oldState) === hasSaveText(newState)) return diffByRules(oldState, newState, options);
+  const oldText = savedTextOf(oldState);
+  const newText = savedTextOf(newState);
+  const differing = differingChains(oldState, oldText, newState, newText, options.chains);
+  if (differing.size === 0) return { family: newState.family, tables: [] };
+  return diffByRules(oldState, newState, { chains: (t, c) => differing.get(t)?.has(c) === true });
+}
+
+/**
+ * A side's chains of one table, as rules (those `keep` accepts) or as ranges of its save text
+ * (all of them: `keep` is asked as they are visited, the index is not copied).
+ */
+type SideChains =
+  | { readonly text: null; readonly chains: ReadonlyMap<string, ChainView> }
+  | { readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> };
+
+const NO_CHAINS: ReadonlyMap<string, SavedChain> = new Map();
+
+function sideChains(
+  state: RuleSet,
+  saved: SavedText | undefined,
+  table: string,
+  keep: (chain: string) => boolean,
+): SideChains {
+  if (saved === undefined)
+    return {
+      text: null,
+      chains: chainsOf(
+        state.tables.find((t) => t.name === table),
+        keep,
+      ),
+    };
+  return { text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
+}
+
+/** Whether the save lines of `chain` (its `-A` lines in `text`) read as exactly `rules`. */
+function linesSpell(text: string, saved: SavedChain, chain: string, rules: readonly Rule[]): boolean {
+  if (saved.count !== rules.length) return false;
+  let start = saved.start;
+  for (let i = 0; i < rules.length; i++) {
+    let end = text.indexOf("\n", start);
+    if (end < 0 || end > saved.end) end = saved.end;
+    // `-A CHAIN` then the arguments (none: the line ends there).
+    if (!tokenizesTo(text, start + 3 + chain.length, end, (rules[i] as Rule).args)) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+/**
+ * Whether one chain is certainly equal on both sides, one of them save text and the other rules
+ * (false: compare it rule by rule).
+ */
+function sameChain(
+  chain: string,
+  a: SideChains,
+  before: ChainView | SavedChain,
+  b: SideChains,
+  after: ChainView | SavedChain,
+): boolean {
+  if (before.policy !== after.policy) return false;
+  if (b.text !== null) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
+  if (a.text !== null) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
+  return false;
+}
+
+/** Per table, the chains (that `filter` keeps) not certainly equal on the two sides. */
+function differingChains(
+  oldState: RuleSet,
+  oldText: SavedText | undefined,
+  newState: RuleSet,
+  newText: SavedText | undefined,
+  filter: DiffOptions["chains"],
+): Map<string, Set<string>> {
+  const names: string[] = [];
+  const add = (state: RuleSet, saved: SavedText | undefined): void => {
+    for (const name of saved?.tables.keys() ?? state.tables.map((t) => t.name))
+      if (!names.includes(name)) names.push(name);
+  };
+  add(newState, newText);
+  add(oldState, oldText);
+  const differing = new Map<string, Set<string>>();
+  for (const name of names) {
+    const keep = (chain: string): boolean => filter === undefined || filter(name, chain);
+    const a = sideChains(oldState, oldText, name, keep);
+    const b = sideChains(newState, newText, name, keep);
+    const differ = new Set<string>();
+    for (const [chain, after] of b.chains) {
+      if (b.text !== null && !keep(chain)) continue;
+      const before = a.text !== null && !keep(chain) ? undefined : a.chains.get(chain);
+      if (before === undefined || !sameChain(chain, a, before, b, after)) differ.add(chain);
+    }
+    for (const chain of a.chains.keys()) {
+      if (a.text !== null && !keep(chain)) continue;
+      if (!b.chains.has(chain) || (b.text !== null && !keep(chain))) differ.add(chain);
+    }
+    if (differ.size > 0) differing.set(name, differ);
+  }
+  return differing;
+}
+
+function diffByRules(oldState: RuleSet, newState: RuleSet, options: DiffOptions): RuleSetDiff {
   const family = newState.family;
   const filter = options.chains;
   const names: string[] = [];

@@ -18,5 +18,6 @@ export {
   type TableDiff,
 } from "./diff-rules.js";
 export { commonSubsequence, type EditCounts, editChain, type RuleList } from "./edit-script.js";
+export { type GeneratedState, generatedState } from "./generated-side.js";
 export { pinnedChains } from "./pinned-chains.js";
 export { summarizeDiff } from "./summary.js";

@@ -108,12 +108,19 @@ function createCompiledState(state: RuleSet): CompiledState {
     }
     for (const decl of table.chains)
       if (!chains.has(decl.name)) chains.set(decl.name, { policy: decl.policy, rules: [] });
+    // A chain's rules come in one run (as iptables-save prints them): one lookup per run, not
+    // per rule (a 10,000-service nat table holds ~320,000 rules in ~110,000 chains).
+    let name: string | undefined;
+    let c: { policy: string | null; rules: Rule[] } | undefined;
     for (const entry of table.entries) {
       if (entry.kind !== "rule" || entry.op !== "-A") continue;
-      let c = chains.get(entry.chain);
-      if (c === undefined) {
-        c = { policy: null, rules: [] };
-        chains.set(entry.chain, c);
+      if (entry.chain !== name || c === undefined) {
+        name = entry.chain;
+        c = chains.get(name);
+        if (c === undefined) {
+          c = { policy: null, rules: [] };
+          chains.set(name, c);
+        }
       }
       c.rules.push(entry);
     }

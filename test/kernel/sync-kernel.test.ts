@@ -3,12 +3,13 @@
 // iptables-save must print NEW's state. nf_tables and legacy backends. Also an engine started
 // from a node's dump (`createSync(config, { current })`): another cluster's rules with Docker's
 // chains and stale kube-proxy chains in the kernel, and after our delta, this cluster's rules
-// with Docker's still there.
+// with Docker's still there. The diff's delta between the same two states goes the same way.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { diffRules, formatDelta } from "../../src/diff/index.js";
 import { parseRules, parseRulesOrThrow } from "../../src/format/parse.js";
 import { formatRestore } from "../../src/format/restore.js";
 import { formatSave } from "../../src/format/save.js";
@@ -108,7 +109,10 @@ function sequenceCases(): Case[] {
     let prev = sync.state;
     seq.steps.forEach((step, i) => {
       const r = sync.update(step.services, step.endpointSlices);
-      if (i > 0 && r.deltaText !== "") out.push(caseOf(`${v.name} step ${i}`, prev, r.state, r.deltaText));
+      if (i > 0 && r.deltaText !== "") {
+        out.push(caseOf(`${v.name} step ${i}`, prev, r.state, r.deltaText));
+        out.push(caseOf(`${v.name} step ${i}, diff`, prev, r.state, formatDelta(diffRules(prev, r.state))));
+      }
       prev = r.state;
     });
   }
@@ -155,10 +159,40 @@ function randomCases(count: number): Case[] {
         ];
       }
       const r = sync.update(services, slices);
-      if (step > 0 && r.deltaText !== "")
+      if (step > 0 && r.deltaText !== "") {
         out.push(caseOf(`random ${seed} step ${step}`, prev, r.state, r.deltaText));
+        // The diff's delta between the same two states (service chains edited in place or
+        // rewritten, whichever is shorter) must hold in the kernel too.
+        out.push(
+          caseOf(`random ${seed} step ${step}, diff`, prev, r.state, formatDelta(diffRules(prev, r.state))),
+        );
+      }
       prev = r.state;
     }
+  }
+  return out;
+}
+
+/**
+ * The diff's delta when one endpoint of a Service moves: its per-service chain is edited in
+ * place (`-D` by number, `-I`), not flushed, whenever that is shorter; the kernel must agree.
+ */
+function endpointMoveCases(): Case[] {
+  const out: Case[] = [];
+  for (let seed = 1; seed <= 40; seed++) {
+    const base = randomCluster(seed, { largeRate: 0 });
+    const at = base.endpointSlices.findIndex((s) => (s.endpoints ?? []).length >= 3);
+    if (at < 0) continue;
+    const slice = base.endpointSlices[at] as EndpointSlice;
+    const endpoints = [...(slice.endpoints ?? [])];
+    const first = endpoints[0] as (typeof endpoints)[number];
+    const moved = base.config.ipFamily === "IPv6" ? "fd00:ffff::1" : "198.19.255.1";
+    endpoints[0] = { ...first, addresses: [moved] };
+    const slices = base.endpointSlices.map((s, i) => (i === at ? { ...slice, endpoints } : s));
+    const prev = generateState(modelFromInput(base));
+    const next = generateState(modelFromInput({ ...base, endpointSlices: slices }));
+    const delta = formatDelta(diffRules(prev, next));
+    if (delta !== "") out.push(caseOf(`random ${seed} endpoint moved, diff`, prev, next, delta));
   }
   return out;
 }
@@ -258,7 +292,13 @@ function fixtureDumpCases(): Case[] {
 describe.skipIf(skip !== null)(
   `sync deltas in the kernel${skip === null ? "" : ` (skipped: ${skip})`}`,
   () => {
-    const cases = [...sequenceCases(), ...randomCases(50), ...adoptionCases(), ...fixtureDumpCases()];
+    const cases = [
+      ...sequenceCases(),
+      ...randomCases(50),
+      ...endpointMoveCases(),
+      ...adoptionCases(),
+      ...fixtureDumpCases(),
+    ];
     for (const backend of BACKENDS) {
       for (const family of ["IPv4", "IPv6"] as const) {
         const mine = cases.filter((c) => c.family === family && (c.backend ?? backend) === backend);
