@@ -11,4 +11,8 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   external: [/^node:/],
+  // The small runtime dependencies are bundled in: Node loads each package as a module of its
+  // own (ipaddr.js, CommonJS, also through its export scanner), which was half of the CLI's
+  // module loading (≈ 60 → 32 ms CPU). yaml stays outside: only YAML input loads it.
+  noExternal: ["ipaddr.js", "base32-encode", "to-data-view", "js-sha256"],
 });

@@ -94,6 +94,24 @@ function targets(results) {
       verdict(u, 5.5),
     ]);
   }
+  if (results.cliFloor !== undefined) {
+    // bench/cli-floor.mjs: fresh CLI processes and, in turn with them, a process that only reads
+    // and JSON.parses the same file; medians of each, start-up included.
+    const { cases: c, runs } = results.cliFloor;
+    for (const [kind, what, limit] of [
+      ["restore", "`generate --format restore`", 3.0],
+      ["save", "`generate` (save text)", 3.5],
+    ]) {
+      const [w, u] = ["wall", "cpu"].map((m) => c[kind][m].median / c.floor[m].median);
+      rows.push([
+        `CLI ${what} of 10k×10, a fresh process, ≤ ${limit} × read + JSON.parse alone (median of ${runs})`,
+        times(w),
+        verdict(w, limit),
+        times(u),
+        verdict(u, limit),
+      ]);
+    }
+  }
   plain("50k×10 peak heap growth < 1 GB", fiftyK, (c) => c.heap.peakGrowth, 1e9, mb);
   for (const [model, kp] of [
     ["bench-clusterip-1000x100", [445, 450]],

@@ -3,6 +3,7 @@
 // --trace-gc measures peak heap growth. Writes bench/results.json, then bench/scaling.svg and
 // bench/RESULTS.md.
 //   node bench/run.mjs [--only REGEX] [--resume] [--quick]
+// (`--only cli-floor` runs only the CLI-process comparison of bench/cli-floor.mjs.)
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
@@ -119,6 +120,8 @@ const done = new Set(earlier.map((c) => c.id));
 const cases = [];
 /** The back-to-back 10k/50k cold runs, once measured (see the end). */
 let pairs = null;
+/** The CLI processes beside the JSON floor (bench/cli-floor.mjs), once measured. */
+let cliFloor = null;
 process.on("exit", () => rmSync(snapshot, { recursive: true, force: true }));
 
 function save(complete) {
@@ -150,6 +153,11 @@ function save(complete) {
     },
     cases: all,
     ...(pairs === null ? (previous?.pairs === undefined ? {} : { pairs: previous.pairs }) : { pairs }),
+    ...(cliFloor === null
+      ? previous?.cliFloor === undefined
+        ? {}
+        : { cliFloor: previous.cliFloor }
+      : { cliFloor }),
   };
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(BENCH_DIR, "scaling.svg"), drawPlot(results));
@@ -200,6 +208,16 @@ if (only === null || PAIR_IDS.some((id) => only.test(id))) {
     console.log(`pair ${i + 1}: 10k ${ten.ms.toFixed(0)} ms, 50k ${fifty.ms.toFixed(0)} ms`);
   }
   pairs = { ids: PAIR_IDS, runs };
+}
+// The CLI as a process beside its floor (a process that only reads and JSON.parses the file),
+// run in turn: bench/cli-floor.mjs writes bench/cli-floor.json.
+if (only === null || only.test("cli-floor")) {
+  execFileSync(process.execPath, [join(BENCH_DIR, "cli-floor.mjs"), "--runs", String(values.quick ? 2 : 5)], {
+    cwd: ROOT,
+    env,
+    stdio: "inherit",
+  });
+  cliFloor = JSON.parse(readFileSync(join(BENCH_DIR, "cli-floor.json"), "utf8"));
 }
 save(true);
 console.log("wrote bench/results.json, bench/scaling.svg, bench/RESULTS.md");
