@@ -21,7 +21,12 @@ export interface ChainDiff {
   /** `added`: only in NEW; `removed`: only in OLD; `changed`: in both, rules differ. */
   readonly status: "added" | "removed" | "changed";
   /** OLD's policy and NEW's, when a built-in chain's policy changed. */
-  readonly policy?: { readonly old: string | null; readonly new: string | null };
+  readonly policy?: {
+    /** OLD's policy (`ACCEPT`, `DROP`), or `null` when OLD does not declare the chain. */
+    readonly old: string | null;
+    /** NEW's policy, or `null` when NEW does not declare the chain. */
+    readonly new: string | null;
+  };
   /** Rules of NEW not kept from OLD. */
   readonly addedRules: readonly Rule[];
   /** Rules of OLD not kept in NEW. */

@@ -11,8 +11,11 @@
  * @module
  */
 
-/** An IP family; one rule set holds the rules of one family (`iptables` or `ip6tables`). */
-export type IPFamily = "IPv4" | "IPv6";
+// One rule set holds the rules of one family (`iptables` or `ip6tables`). One IPFamily type for
+// the whole library: the model's.
+import type { IPFamily } from "../model/types.js";
+
+export type { IPFamily };
 
 /** Packet and byte counters, as `[packets:bytes]` in restore and save text. */
 export interface Counters {

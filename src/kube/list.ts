@@ -233,14 +233,18 @@ export function splitKubernetesDocuments(documents: readonly unknown[]): SplitLi
 
 /** Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object. */
 export interface ObjectOrigins {
+  /** The origin of each Service, by its index in `services`. */
   readonly services: readonly string[];
+  /** The origin of each EndpointSlice, by its index in `endpointSlices`. */
   readonly endpointSlices: readonly string[];
   /**
    * The file (or other source) each object came from, when the input was put together from
    * several (see `mergeClusterReads`): problems then carry it as their `source`.
    */
   readonly sources?: {
+    /** The source of each Service. */
     readonly services: readonly string[];
+    /** The source of each EndpointSlice. */
     readonly endpointSlices: readonly string[];
   };
 }

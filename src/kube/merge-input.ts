@@ -12,7 +12,9 @@ import { validateClusterInput } from "./validate.js";
 
 /** One source's read input and its name (a file name, as the user gave it). */
 export interface NamedRead {
+  /** The source's name, as problems should show it (`cluster.yaml`, `standard input`). */
   readonly source: string;
+  /** What was read from it. */
   readonly read: ReadResult;
 }
 

@@ -2,6 +2,11 @@
  * The Kubernetes API objects this library reads, hand-written with the API's JSON field names.
  * Only the fields kube-proxy looks at are typed; everything else is allowed and ignored.
  *
+ * These are input types, as loose as the API's own: a field the API types as `string` is any
+ * string here too (its doc comment lists the values kube-proxy knows), and `metadata` and `spec`
+ * are optional, so that objects typed by `kubernetes-types` or `@kubernetes/client-node` go in
+ * without a cast. The validator checks the values; the model it builds is strict.
+ *
  * @module
  */
 
@@ -22,7 +27,7 @@ export interface ServicePortSpec {
   /** Port name; required when the Service has several ports. */
   readonly name?: string;
   /** `TCP` (default), `UDP` or `SCTP`. */
-  readonly protocol?: "TCP" | "UDP" | "SCTP";
+  readonly protocol?: string;
   /** The Service port. */
   readonly port: number;
   /** Target port (number or name); kube-proxy reads the EndpointSlice's port instead. */
@@ -40,7 +45,49 @@ export interface LoadBalancerIngress {
   /** A hostname; hostname-only entries get no rules. */
   readonly hostname?: string;
   /** `VIP` (default) or `Proxy`; `Proxy` entries get no rules. */
-  readonly ipMode?: "VIP" | "Proxy";
+  readonly ipMode?: string;
+}
+
+/** The `spec` of a Service: the fields kube-proxy reads. */
+export interface ServiceSpec {
+  /** `ClusterIP` (default), `NodePort`, `LoadBalancer` or `ExternalName` (no rules). */
+  readonly type?: string;
+  /** The primary cluster IP; empty or `None` for a headless Service (no rules). */
+  readonly clusterIP?: string;
+  /** The cluster IPs, one per family, primary first. */
+  readonly clusterIPs?: readonly string[];
+  /** The families of `clusterIPs`, in the same order. */
+  readonly ipFamilies?: readonly string[];
+  /** `SingleStack`, `PreferDualStack` or `RequireDualStack`; checked, not used. */
+  readonly ipFamilyPolicy?: string;
+  /** The ports. */
+  readonly ports?: readonly ServicePortSpec[];
+  /** External IPs that also reach the Service. */
+  readonly externalIPs?: readonly string[];
+  /** Client CIDRs a LoadBalancer accepts (all when empty). */
+  readonly loadBalancerSourceRanges?: readonly string[];
+  /** `Local` keeps external traffic on this node's endpoints; default `Cluster`. */
+  readonly externalTrafficPolicy?: string;
+  /** `Local` keeps cluster traffic on this node's endpoints; default `Cluster`. */
+  readonly internalTrafficPolicy?: string;
+  /** Health-check port of an `externalTrafficPolicy: Local` LoadBalancer. */
+  readonly healthCheckNodePort?: number;
+  /** `ClientIP` pins each client to one endpoint; default `None`. */
+  readonly sessionAffinity?: string;
+  /** The affinity's timeout (`clientIP.timeoutSeconds`, default 10800). */
+  readonly sessionAffinityConfig?: {
+    /** Settings of `ClientIP` affinity. */
+    readonly clientIP?: {
+      /** How long a client stays pinned after its last packet, in seconds (1–86400). */
+      readonly timeoutSeconds?: number;
+    };
+  };
+  /** The DNS name of an `ExternalName` Service; ignored. */
+  readonly externalName?: string;
+  /** `PreferClose` lets zone hints narrow the endpoints. */
+  readonly trafficDistribution?: string;
+  /** Pod selector; ignored (the EndpointSlices list the endpoints). */
+  readonly selector?: Readonly<Record<string, string>>;
 }
 
 /** A v1 Service. */
@@ -49,29 +96,18 @@ export interface Service {
   readonly apiVersion?: string;
   /** `Service`. */
   readonly kind?: string;
-  /** Metadata. */
-  readonly metadata: ObjectMeta;
-  /** Spec. */
-  readonly spec: {
-    readonly type?: "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName";
-    readonly clusterIP?: string;
-    readonly clusterIPs?: readonly string[];
-    readonly ipFamilies?: readonly ("IPv4" | "IPv6")[];
-    readonly ipFamilyPolicy?: string;
-    readonly ports?: readonly ServicePortSpec[];
-    readonly externalIPs?: readonly string[];
-    readonly loadBalancerSourceRanges?: readonly string[];
-    readonly externalTrafficPolicy?: "Cluster" | "Local";
-    readonly internalTrafficPolicy?: "Cluster" | "Local";
-    readonly healthCheckNodePort?: number;
-    readonly sessionAffinity?: "None" | "ClientIP";
-    readonly sessionAffinityConfig?: { readonly clientIP?: { readonly timeoutSeconds?: number } };
-    readonly externalName?: string;
-    readonly trafficDistribution?: string;
-    readonly selector?: Readonly<Record<string, string>>;
-  };
+  /** Metadata (required by the validator). */
+  readonly metadata?: ObjectMeta;
+  /** Spec (required by the validator). */
+  readonly spec?: ServiceSpec;
   /** Status. */
-  readonly status?: { readonly loadBalancer?: { readonly ingress?: readonly LoadBalancerIngress[] } };
+  readonly status?: {
+    /** The load balancer's state. */
+    readonly loadBalancer?: {
+      /** The load balancer's addresses. */
+      readonly ingress?: readonly LoadBalancerIngress[];
+    };
+  };
 }
 
 /** An endpoint of an EndpointSlice. */
@@ -80,8 +116,11 @@ export interface EndpointSliceEndpoint {
   readonly addresses: readonly string[];
   /** Conditions; each absent one takes its default. */
   readonly conditions?: {
+    /** Ready to take new connections (absent counts as true). */
     readonly ready?: boolean;
+    /** Able to serve, even while terminating (absent counts as true). */
     readonly serving?: boolean;
+    /** Being shut down (absent counts as false). */
     readonly terminating?: boolean;
   };
   /** The node the endpoint runs on. */
@@ -90,8 +129,16 @@ export interface EndpointSliceEndpoint {
   readonly zone?: string;
   /** Topology hints. */
   readonly hints?: {
-    readonly forZones?: readonly { readonly name: string }[];
-    readonly forNodes?: readonly { readonly name: string }[];
+    /** The zones whose nodes should use this endpoint (`PreferClose`, topology-aware routing). */
+    readonly forZones?: readonly {
+      /** A zone name. */
+      readonly name: string;
+    }[];
+    /** The nodes that should use this endpoint (`PreferSameNode`, the `latest` profile). */
+    readonly forNodes?: readonly {
+      /** A node name. */
+      readonly name: string;
+    }[];
   };
   /** Hostname; ignored. */
   readonly hostname?: string;
@@ -102,7 +149,7 @@ export interface EndpointSlicePort {
   /** Name; must equal the Service port's name (`""` for an unnamed one, and the default). */
   readonly name?: string | null;
   /** Protocol; default `TCP`. */
-  readonly protocol?: "TCP" | "UDP" | "SCTP";
+  readonly protocol?: string;
   /** The target port. */
   readonly port?: number | null;
   /** Application protocol; ignored. */
@@ -115,10 +162,10 @@ export interface EndpointSlice {
   readonly apiVersion?: string;
   /** `EndpointSlice`. */
   readonly kind?: string;
-  /** Metadata; the `kubernetes.io/service-name` label names the Service. */
-  readonly metadata: ObjectMeta;
+  /** Metadata (required by the validator); the `kubernetes.io/service-name` label names the Service. */
+  readonly metadata?: ObjectMeta;
   /** `IPv4`, `IPv6` or `FQDN`. */
-  readonly addressType: "IPv4" | "IPv6" | "FQDN";
+  readonly addressType: string;
   /** Endpoints. */
   readonly endpoints?: readonly EndpointSliceEndpoint[] | null;
   /** Ports. */
@@ -127,21 +174,51 @@ export interface EndpointSlice {
 
 /** The node settings as written in a cluster file; every field is optional and has a default. */
 export interface ProxyConfigInput {
+  /** The family to generate: `IPv4` (default) or `IPv6`; a CLI flag or `PrepareOptions.family` overrides it. */
   readonly ipFamily?: "IPv4" | "IPv6";
+  /** kube-proxy's node name (`--hostname-override`); endpoints whose `nodeName` equals it are local. Default `""` (none local). */
   readonly hostname?: string;
+  /** The node's addresses, primary first, any family; they decide `nodePortAddresses: ["primary"]` and what the tracer treats as local. Default none. */
   readonly nodeIPs?: readonly string[];
+  /** The node's labels; only `topology.kubernetes.io/zone` matters (topology hints). Default none. */
   readonly nodeLabels?: Readonly<Record<string, string>>;
+  /** How pod traffic is told from other traffic (kube-proxy's `--detect-local-mode`): by source CIDR (`ClusterCIDR`, `NodeCIDR`), input interface (`BridgeInterface`, `InterfaceNamePrefix`) or not at all (`None`, the default). */
   readonly detectLocal?:
-    | { readonly mode: "ClusterCIDR" | "NodeCIDR"; readonly cidrs?: readonly string[] }
-    | { readonly mode: "BridgeInterface"; readonly interface: string }
-    | { readonly mode: "InterfaceNamePrefix"; readonly prefix: string }
-    | { readonly mode: "None" };
+    | {
+        /** By the packet's source address: the cluster's pod CIDRs, or this node's. */
+        readonly mode: "ClusterCIDR" | "NodeCIDR";
+        /** The CIDRs (one per family; the one of the generated family is used). */
+        readonly cidrs?: readonly string[];
+      }
+    | {
+        /** By the packet's input interface: a bridge. */
+        readonly mode: "BridgeInterface";
+        /** The bridge's name (`cbr0`). */
+        readonly interface: string;
+      }
+    | {
+        /** By the packet's input interface: any whose name starts with a prefix. */
+        readonly mode: "InterfaceNamePrefix";
+        /** The prefix (`veth`). */
+        readonly prefix: string;
+      }
+    | {
+        /** Pod traffic is not told apart. */
+        readonly mode: "None";
+      };
+  /** Masquerade all traffic to cluster IPs (`--masquerade-all`). Default `false`. */
   readonly masqueradeAll?: boolean;
+  /** The bit of the packet mark that flags traffic for masquerading, 0–31 (`--iptables-masquerade-bit`). Default 14. */
   readonly masqueradeBit?: number;
+  /** Where node ports answer: CIDRs, or `["primary"]` for the primary node IPs (`--nodeport-addresses`). Default `[]`, every local address. */
   readonly nodePortAddresses?: readonly string[];
+  /** Whether node ports answer on 127.0.0.0/8 (IPv4; `--iptables-localhost-nodeports`). Default `true`. */
   readonly localhostNodePorts?: boolean;
+  /** The node's iptables supports `--random-fully` (then MASQUERADE uses it). Default `false`. */
   readonly hasRandomFully?: boolean;
+  /** The node has `nf_conntrack_tcp_be_liberal` set (then kube-proxy writes no INVALID drop). Default `false`. */
   readonly conntrackTCPBeLiberal?: boolean;
+  /** Which kube-proxy release's layout to produce (see the README's profiles). Default `v1.30`. */
   readonly profile?: "v1.30" | "v1.32" | "latest" | "v1.22";
 }
 
