@@ -14,7 +14,14 @@ import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
 
-/** What changed in one chain present on both sides (or added, or removed). */
+/**
+ * What changed in one chain present on both sides (or added, or removed).
+ *
+ * @example
+ * const chain = diffRules(before, after).tables[0]?.chains[0];
+ * chain?.status     // "changed"
+ * chain?.addedRules // the rules NEW has and OLD lacks, e.g. [{ kind: "rule", op: "-A", chain: "KUBE-SVC-…", args: […] }]
+ */
 export interface ChainDiff {
   /** The chain. */
   readonly chain: string;
@@ -39,7 +46,13 @@ export interface ChainDiff {
   readonly new: RuleList;
 }
 
-/** What changed in one table. */
+/**
+ * What changed in one table.
+ *
+ * @example
+ * const nat = diffRules(before, after).tables.find((t) => t.name === "nat");
+ * nat?.chainsAdded // ["KUBE-SEP-…", "KUBE-SVC-…"]
+ */
 export interface TableDiff {
   /** The table. */
   readonly name: string;
@@ -51,7 +64,14 @@ export interface TableDiff {
   readonly chains: readonly ChainDiff[];
 }
 
-/** What changed between two rule sets. */
+/**
+ * What changed between two rule sets.
+ *
+ * @example
+ * const diff = diffRules(generateState(oldModel), generateState(newModel));
+ * diff.tables.map((t) => `${t.name}: +${t.chainsAdded.length} -${t.chainsRemoved.length}`) // ["filter: +0 -0", "nat: +2 -0"]
+ * formatDelta(diff); // the iptables-restore --noflush delta
+ */
 export interface RuleSetDiff {
   /** The family. */
   readonly family: IPFamily;
@@ -59,7 +79,13 @@ export interface RuleSetDiff {
   readonly tables: readonly TableDiff[];
 }
 
-/** Options of {@link diffRules}. */
+/**
+ * Options of {@link diffRules}.
+ *
+ * @example
+ * // Compare only kube-proxy's own chains of a node's dump:
+ * diffRules(parseRulesOrThrow(dump), generateState(model), { chains: isKubeProxyChain });
+ */
 export interface DiffOptions {
   /** Compare only the chains for which this returns true (others are left alone). */
   readonly chains?: (table: string, chain: string) => boolean;

@@ -5,7 +5,13 @@
  * @module
  */
 
-/** What a text is. */
+/**
+ * What a text is.
+ *
+ * @example
+ * detectTextForm("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n") // "restore"
+ * detectTextForm('{"services": []}')                         // "cluster"
+ */
 export type TextForm = "restore" | "save" | "cluster";
 
 const BUILTIN_POLICY_LINE = /^:(?:PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) (?:ACCEPT|DROP) \[\d+:\d+\]$/m;

@@ -21,10 +21,21 @@ const LIST_KINDS: Readonly<Record<string, ItemKind | undefined>> = {
   EndpointSliceList: "EndpointSlice",
 };
 
-/** A kind of object this library reads. */
+/**
+ * A kind of object this library reads.
+ *
+ * @example
+ * const kind: ItemKind = "EndpointSlice"; // the kind of the items of an EndpointSliceList
+ */
 export type ItemKind = "Service" | "EndpointSlice";
 
-/** A List split into the two kinds of objects, each with the path it had in the List. */
+/**
+ * A List split into the two kinds of objects, each with the path it had in the List.
+ *
+ * @example
+ * const { services, endpointSlices, problems } = splitKubernetesList(JSON.parse(kubectlOutput));
+ * // problems name what is not a v1 Service or discovery.k8s.io/v1 EndpointSlice, e.g. items[4]
+ */
 export interface SplitList {
   /**
    * The Service items, in List order: of the right kind, not yet validated (`prepareCluster`
@@ -231,7 +242,13 @@ export function splitKubernetesDocuments(documents: readonly unknown[]): SplitLi
   return out;
 }
 
-/** Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object. */
+/**
+ * Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object.
+ *
+ * @example
+ * const read = readClusterJson(kubectlOutput); // `kubectl get svc,endpointslices -A -o json`
+ * read?.origins.services[0] // "items[0]": problems of services[0] are reported there
+ */
 export interface ObjectOrigins {
   /** The origin of each Service, by its index in `services`. */
   readonly services: readonly string[];

@@ -22,7 +22,15 @@ import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 import { isObject } from "./validate-report.js";
 
-/** What `readClusterText` found. */
+/**
+ * What `readClusterText` found.
+ *
+ * @example
+ * const read = readClusterJson('{"kind": "List", "items": []}');
+ * read?.shape    // "list"
+ * read?.input    // { services: [], endpointSlices: [] }
+ * read?.problems // []
+ */
 export interface ReadResult {
   /** The cluster input, or `null` when the text could not be read. */
   readonly input: ClusterInput | null;
@@ -49,7 +57,13 @@ function fromSplit(split: SplitList): ReadResult {
   };
 }
 
-/** Reads an already parsed JSON/YAML value. */
+/**
+ * Reads an already parsed JSON/YAML value.
+ *
+ * @example
+ * readClusterValue({ services: [], endpointSlices: [] }).shape // "cluster"
+ * readClusterValue({ kind: "ServiceList", items: [] }).shape    // "list"
+ */
 export function readClusterValue(value: unknown): ReadResult {
   if (!isObject(value)) {
     // The validator's own problem, so that the CLI and validateClusterInput say the same thing.

@@ -10,7 +10,12 @@
  * @module
  */
 
-/** `metadata` of an object. */
+/**
+ * `metadata` of an object.
+ *
+ * @example
+ * const metadata: ObjectMeta = { name: "web", namespace: "default", labels: { app: "web" } };
+ */
 export interface ObjectMeta {
   /** Object name. */
   readonly name?: string;
@@ -22,7 +27,12 @@ export interface ObjectMeta {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
-/** A Service port (`spec.ports[]`). */
+/**
+ * A Service port (`spec.ports[]`).
+ *
+ * @example
+ * const port: ServicePortSpec = { name: "http", protocol: "TCP", port: 80, targetPort: 8080, nodePort: 30080 };
+ */
 export interface ServicePortSpec {
   /** Port name; required when the Service has several ports. */
   readonly name?: string;
@@ -38,7 +48,12 @@ export interface ServicePortSpec {
   readonly appProtocol?: string;
 }
 
-/** A load-balancer ingress entry (`status.loadBalancer.ingress[]`). */
+/**
+ * A load-balancer ingress entry (`status.loadBalancer.ingress[]`).
+ *
+ * @example
+ * const ingress: LoadBalancerIngress = { ip: "203.0.113.10", ipMode: "VIP" };
+ */
 export interface LoadBalancerIngress {
   /** The IP, if any. */
   readonly ip?: string;
@@ -48,7 +63,15 @@ export interface LoadBalancerIngress {
   readonly ipMode?: string;
 }
 
-/** The `spec` of a Service: the fields kube-proxy reads. */
+/**
+ * The `spec` of a Service: the fields kube-proxy reads.
+ *
+ * @example
+ * const spec: ServiceSpec = {
+ *   type: "NodePort", clusterIP: "10.96.0.10", clusterIPs: ["10.96.0.10"], ipFamilies: ["IPv4"],
+ *   ports: [{ name: "http", port: 80, nodePort: 30080 }], externalTrafficPolicy: "Local",
+ * };
+ */
 export interface ServiceSpec {
   /** `ClusterIP` (default), `NodePort`, `LoadBalancer` or `ExternalName` (no rules). */
   readonly type?: string;
@@ -90,7 +113,17 @@ export interface ServiceSpec {
   readonly selector?: Readonly<Record<string, string>>;
 }
 
-/** A v1 Service. */
+/**
+ * A v1 Service.
+ *
+ * @example
+ * const service: Service = {
+ *   apiVersion: "v1", kind: "Service",
+ *   metadata: { name: "web", namespace: "default" },
+ *   spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+ * };
+ * // Objects typed by kubernetes-types or @kubernetes/client-node are Services too (no cast).
+ */
 export interface Service {
   /** `v1`. */
   readonly apiVersion?: string;
@@ -110,7 +143,14 @@ export interface Service {
   };
 }
 
-/** An endpoint of an EndpointSlice. */
+/**
+ * An endpoint of an EndpointSlice.
+ *
+ * @example
+ * const endpoint: EndpointSliceEndpoint = {
+ *   addresses: ["10.244.1.5"], conditions: { ready: true }, nodeName: "node-b", zone: "zone-a",
+ * };
+ */
 export interface EndpointSliceEndpoint {
   /** Addresses; only the first is used. */
   readonly addresses: readonly string[];
@@ -144,7 +184,12 @@ export interface EndpointSliceEndpoint {
   readonly hostname?: string;
 }
 
-/** A port of an EndpointSlice. */
+/**
+ * A port of an EndpointSlice.
+ *
+ * @example
+ * const port: EndpointSlicePort = { name: "http", port: 8080, protocol: "TCP" };
+ */
 export interface EndpointSlicePort {
   /** Name; must equal the Service port's name (`""` for an unnamed one, and the default). */
   readonly name?: string | null;
@@ -156,7 +201,18 @@ export interface EndpointSlicePort {
   readonly appProtocol?: string;
 }
 
-/** A discovery.k8s.io/v1 EndpointSlice. */
+/**
+ * A discovery.k8s.io/v1 EndpointSlice.
+ *
+ * @example
+ * const slice: EndpointSlice = {
+ *   apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice",
+ *   metadata: { name: "web-abc", namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+ *   addressType: "IPv4",
+ *   endpoints: [{ addresses: ["10.244.1.5"], conditions: { ready: true }, nodeName: "node-b" }],
+ *   ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+ * };
+ */
 export interface EndpointSlice {
   /** `discovery.k8s.io/v1`. */
   readonly apiVersion?: string;
@@ -172,7 +228,17 @@ export interface EndpointSlice {
   readonly ports?: readonly EndpointSlicePort[] | null;
 }
 
-/** The node settings as written in a cluster file; every field is optional and has a default. */
+/**
+ * The node settings as written in a cluster file; every field is optional and has a default.
+ *
+ * @example
+ * const config: ProxyConfigInput = {
+ *   hostname: "node-a", nodeIPs: ["192.168.0.2"],
+ *   detectLocal: { mode: "ClusterCIDR", cidrs: ["10.244.0.0/16"] },
+ *   profile: "v1.30",
+ * };
+ * modelFromKubernetes({ config, services, endpointSlices });
+ */
 export interface ProxyConfigInput {
   /** The family to generate: `IPv4` (default) or `IPv6`; a CLI flag or `PrepareOptions.family` overrides it. */
   readonly ipFamily?: "IPv4" | "IPv6";
@@ -222,7 +288,13 @@ export interface ProxyConfigInput {
   readonly profile?: "v1.30" | "v1.32" | "latest" | "v1.22";
 }
 
-/** A cluster file: the input part of a conformance vector. */
+/**
+ * A cluster file: the input part of a conformance vector.
+ *
+ * @example
+ * const input: ClusterInput = { config: { hostname: "node-a" }, services: [service], endpointSlices: [slice] };
+ * const { model, problems } = prepareCluster(input);
+ */
 export interface ClusterInput {
   /** Node settings. */
   readonly config?: ProxyConfigInput;
