@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -105,5 +106,53 @@ describe.skipIf(!built)("README quick start (against dist/)", () => {
     const trace = outputs[lines.findIndex((l) => l.includes(" trace "))] ?? "";
     expect(trace).toContain("kube-system/kube-dns:dns → 10.244.0.5:53  p=0.500000000");
     expect(trace).toContain("kube-system/kube-dns:dns → 10.244.2.21:53  p=0.500000000");
+  });
+});
+
+describe("README TypeScript examples", () => {
+  it("type-check against the library's sources under the strictest settings", () => {
+    // Every ```ts block of the README, as a module of its own; the objects the text says the
+    // reader already has are declared.
+    const blocks = [...README.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    expect(blocks.length).toBeGreaterThan(0);
+    const prelude = [
+      'import type { EndpointSlice as ReadmeSlice, Service as ReadmeService } from "kube-iptables";',
+      "declare const services: ReadmeService[], services2: ReadmeService[];",
+      "declare const endpointSlices: ReadmeSlice[], endpointSlices2: ReadmeSlice[];",
+      "declare const yamlOrJsonText: string, text: string;",
+      "",
+    ].join("\n");
+    const dir = mkdtempSync(join(tmpdir(), "kube-iptables-readme-ts-"));
+    try {
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+      const files = blocks.map((block, i) => {
+        const file = join(dir, `block-${i}.ts`);
+        writeFileSync(file, `${prelude}${block}\nexport {};\n`);
+        return file;
+      });
+      const program = ts.createProgram(files, {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        lib: ["lib.es2022.d.ts"],
+        types: [],
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: true,
+        skipLibCheck: true,
+        noEmit: true,
+        paths: {
+          "kube-iptables": [join(ROOT, "src", "index.ts")],
+          "kube-iptables/*": [join(ROOT, "src", "*.ts")],
+        },
+      });
+      const errors = ts
+        .getPreEmitDiagnostics(program)
+        .filter((d) => d.file === undefined || d.file.fileName.startsWith(dir))
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
