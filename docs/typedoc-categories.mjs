@@ -14,6 +14,8 @@ const STAGES = [
   ["kube/read-", "Read"],
   ["kube/list.ts", "Read"],
   ["kube/merge-input.ts", "Read"],
+  ["kube/endpoints-mirror.ts", "Read"],
+  ["kube/validate-report.ts", "Read"],
   ["kube/", "Validate"],
   ["model/", "Validate"],
   ["generate/", "Generate"],

@@ -30,7 +30,9 @@ export type ErrorCode =
   /** iptables text that cannot be parsed. */
   | "PARSE"
   /** kube-proxy would skip the object silently (reported as a warning). */
-  | "SKIPPED";
+  | "SKIPPED"
+  /** Objects of kinds (or apiVersions) kube-proxy does not read, left out: one note (a warning) names them. */
+  | "OTHER_KIND";
 
 /**
  * One problem with the input, located by a JSON path (`services[2].spec.ports[0].port`) or a line.

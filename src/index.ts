@@ -65,14 +65,18 @@ export type {
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
 export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
 // Read: text and API lists → cluster input.
-export type { ItemKind, ObjectOrigins, SplitList } from "./kube/list.js";
+export type { ItemKind, ObjectOrigins, ReadOptions, SkippedObject, SplitList } from "./kube/list.js";
 export { splitKubernetesDocuments, splitKubernetesList, validateKubernetesList } from "./kube/list.js";
 export { type ReadResult, readClusterJson, readClusterValue } from "./kube/read-value.js";
 export type {
   ClusterInput,
+  EndpointAddress,
+  EndpointPort,
   EndpointSlice,
   EndpointSliceEndpoint,
   EndpointSlicePort,
+  EndpointSubset,
+  Endpoints,
   LoadBalancerIngress,
   ObjectMeta,
   ProxyConfigInput,
@@ -107,14 +111,17 @@ export type { Fraction } from "./trace/fraction.js";
 export { traceRules } from "./trace/trace.js";
 export type {
   AffinityRecord,
+  ConditionKind,
   Origin,
   Packet,
   Route,
   SocketAddress,
+  TraceCondition,
   TraceOptions,
   TraceOutcome,
   TraceProtocol,
   TraceResult,
+  TraceRoute,
   TraceStep,
   Verdict,
 } from "./trace/types.js";

@@ -21,7 +21,16 @@ export type * from "./ir/canonical-types.js";
 export { type ApplyRestoreOptions, applyRestore } from "./ir/state.js";
 // Validate: the unchecked path and the pieces of the checked one.
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
-export { relocateProblems, remapListPaths, validateObjectKinds } from "./kube/list.js";
+export type { MirroredSlice, MirrorPaths, MirrorResult } from "./kube/endpoints-mirror.js";
+export { mirrorEndpoints, mirroredAddress } from "./kube/endpoints-mirror.js";
+export {
+  DEFAULT_NAMESPACE,
+  relocateProblems,
+  remapListPaths,
+  skippedNote,
+  validateObjectKinds,
+} from "./kube/list.js";
 export { mergeClusterReads, type NamedRead } from "./kube/merge-input.js";
 export { buildModel } from "./kube/to-model.js";
+export type { JsonObject } from "./kube/validate-report.js";
 export { probability } from "./naming/probability.js";

@@ -13,7 +13,22 @@ const LIST_FILE = "top-kubernetes-list.json";
 // Concurrent: each case is a process start, and they are independent.
 describe.concurrent("bad-input corpus through the CLI (--strict)", () => {
   test.each(files.filter((f) => f !== LIST_FILE))("%s", async (file) => {
-    const problems = expected[file] ?? [];
+    // The CLI reads an object without a namespace in `default`, as `kubectl apply -f` does; the
+    // validator, given objects as the API server stores them, requires one.
+    const problems = (expected[file] ?? []).flatMap((p) => {
+      if (p.code === "REQUIRED" && p.path.endsWith(".metadata.namespace")) return [];
+      // In namespace default, this slice now names a Service, which the input lacks.
+      if (file === "slice-metadata.json" && p.path === "endpointSlices[0].addressType")
+        return [
+          p,
+          {
+            code: "SKIPPED",
+            path: "endpointSlices[0]",
+            message: "no Service default/web in the input: its endpoints make no rules",
+          },
+        ];
+      return [p];
+    });
     const r = await runCliAsync(["generate", "--strict", join(DIR, file)]);
     expect(stderrLines(r)).toEqual(
       problems.map((p) => (p.path === "" ? p.message : `${p.path}: ${p.message}`)),

@@ -151,14 +151,17 @@ describe("kube-iptables generate", () => {
     expect(r.stderr).toMatch(/^\d+:\d+: the input is not valid YAML: /);
   });
 
-  test("a List with an unknown kind names the kind and items[i]: exit 2", () => {
+  test("a List with another kind skips it with a note (the rules are the same); --strict refuses it: exit 2", () => {
     const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
     list.items.splice(2, 0, { apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } });
+    const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
     const r = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE]);
-    expectInputError(r);
-    expect(stderrLines(r)).toEqual([
-      'items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
-    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(expected.stdout);
+    expect(stderrLines(r)).toEqual(["skipped 1 object of another kind: Pod (1)"]);
+    const strict = runCli(["generate", file("pod-list.json", JSON.stringify(list)), ...NODE, "--strict"]);
+    expectInputError(strict);
+    expect(stderrLines(strict)).toEqual(["skipped 1 object of another kind: Pod (1)"]);
   });
 
   test("the kubectl List as typed lists, or one document per object, gives the same save text", () => {
@@ -196,15 +199,19 @@ describe("kube-iptables generate", () => {
     expect(services.stdout).toContain("has no endpoints");
   });
 
-  test("an EndpointSlice of another apiVersion is named, not read as v1: exit 2", () => {
+  test("an EndpointSlice of another apiVersion is named and left out, not read as v1; --strict: exit 2", () => {
     const list = JSON.parse(readFileSync(join(ROOT, "examples", "kubectl-list.json"), "utf8"));
     const i = list.items.findIndex((item: { kind: string }) => item.kind === "EndpointSlice");
     list.items[i].apiVersion = "discovery.k8s.io/v1beta1";
     const r = runCli(["generate", file("beta-list.json", JSON.stringify(list)), ...NODE]);
-    expectInputError(r);
+    expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      `items[${i}]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)`,
+      "skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1)",
     ]);
+    // Its endpoints are not read: kube-proxy watches discovery.k8s.io/v1 only.
+    const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
+    expect(r.stdout).not.toBe(expected.stdout);
+    expectInputError(runCli(["generate", file("beta-list.json", JSON.stringify(list)), ...NODE, "--strict"]));
   });
 
   test("a byte order mark, or UTF-16 as Windows PowerShell writes it, reads as the same text", () => {

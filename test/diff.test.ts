@@ -413,7 +413,10 @@ describe("runDiff", () => {
     writeFileSync(join(bad, "node.yaml"), `config: ${JSON.stringify(seq.config)}\n`);
     writeFileSync(
       join(bad, "services.json"),
-      JSON.stringify({ services: [{ ...(s1.services[0] as object), metadata: { name: "x" } }] }),
+      // (A missing namespace is no problem: the object is read in namespace default.)
+      JSON.stringify({
+        services: [{ ...(s1.services[0] as object), metadata: { name: "X_1", namespace: "default" } }],
+      }),
     );
     const r = await run([cluster0, bad]);
     expect(r.err).toMatch(/^\S*services\.json: services\[0\]\.metadata/m);

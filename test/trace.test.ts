@@ -367,7 +367,7 @@ describe("session affinity", () => {
   });
 });
 
-describe("conservative on what it does not model", () => {
+describe("facts outside the rules split the path instead of guessing", () => {
   /** A filter FORWARD chain holding one rule (as its words), and its policy. */
   const forwardWith = (args: string[], policy: string) => ({
     family: "IPv4" as const,
@@ -390,26 +390,41 @@ describe("conservative on what it does not model", () => {
     inInterface: "eth0",
   } as const;
 
-  it("reports an unknown match instead of guessing", () => {
+  it("an unmodelled match is a named condition with both truths", () => {
     const state = forwardWith(["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"], "ACCEPT");
     const r = traceRules(state, newConnection);
-    expect(r.outcomes.map((o) => o.verdict)).toEqual(["unknown"]);
-    expect(r.outcomes[0]?.unknownReason).toContain("physdev");
+    expect(r.outcomes.map((o) => [o.verdict, o.conditions.map((c) => [c.test, c.holds])])).toEqual([
+      ["dropped", [["-m physdev --physdev-in veth0", true]]],
+      ["accepted", [["-m physdev --physdev-in veth0", false]]],
+    ]);
+    expect(r.outcomes[0]?.summary).toContain(
+      "if `-m physdev --physdev-in veth0` matches for 10.0.0.1:1 → 10.0.0.2:80",
+    );
+    expect(formatFraction(r.total)).toBe("1.000000000");
   });
 
-  // A rule is a conjunction: one condition the tracer cannot decide leaves it unknown only when
-  // no other condition surely fails.
+  // A rule is a conjunction: a condition the tracer cannot decide splits the path only when no
+  // other condition surely fails.
   const physdev = ["-m", "physdev", "--physdev-in", "veth0"];
   it.each([
-    [["-o", "docker0", "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"], "dropped"],
-    [[...physdev, "-p", "udp", "-j", "ACCEPT"], "dropped"],
-    [[...physdev, "-m", "conntrack", "--ctstate", "ESTABLISHED", "-j", "ACCEPT"], "dropped"],
-    [["-i", "docker0", "-o", "docker0", "-j", "ACCEPT"], "dropped"],
-    [["-o", "docker0", "-m", "conntrack", "--ctstate", "NEW", "-j", "ACCEPT"], "unknown"],
-    [[...physdev, "-p", "tcp", "-j", "ACCEPT"], "unknown"],
-  ])("%j before a DROP policy: a new tcp connection from eth0 ends in %s", (args, verdict) => {
+    [["-o", "docker0", "-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"], ["dropped"]],
+    [[...physdev, "-p", "udp", "-j", "ACCEPT"], ["dropped"]],
+    [[...physdev, "-m", "conntrack", "--ctstate", "ESTABLISHED", "-j", "ACCEPT"], ["dropped"]],
+    [["-i", "docker0", "-o", "docker0", "-j", "ACCEPT"], ["dropped"]],
+    [
+      ["-o", "docker0", "-m", "conntrack", "--ctstate", "NEW", "-j", "ACCEPT"],
+      ["dropped", "accepted"],
+    ],
+    [
+      [...physdev, "-p", "tcp", "-j", "ACCEPT"],
+      ["dropped", "accepted"],
+    ],
+  ])("%j before a DROP policy: a new tcp connection from eth0 ends in %j", (args, verdicts) => {
     const r = traceRules(forwardWith(args, "DROP"), newConnection);
-    expect(r.outcomes.map((o) => o.verdict)).toEqual([verdict]);
+    expect(r.outcomes.map((o) => o.verdict)).toEqual(verdicts);
+    // Where the path split, the accepted side is the one that assumed the rule's fact.
+    for (const o of r.outcomes)
+      expect(o.conditions.every((c) => c.holds === (o.verdict === "accepted"))).toBe(true);
   });
 });
 

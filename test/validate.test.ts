@@ -54,6 +54,59 @@ describe("validateClusterInput: good input", () => {
     ["null lists (Go reads null as empty)", { services: null, endpointSlices: null }],
     ["a ClusterIP Service with its slice", { services: [service()], endpointSlices: [slice()] }],
     [
+      "an appProtocol with a prefix, and a selector",
+      {
+        services: [
+          service({
+            ports: [{ name: "h", port: 80, appProtocol: "kubernetes.io/h2c" }],
+            selector: { "app.kubernetes.io/name": "web" },
+          }),
+        ],
+      },
+    ],
+    // API server: port names are DNS-1123 labels (what `kubectl create service clusterip x
+    // --tcp=80:8080` writes is "80-8080"), in Services and EndpointSlices alike.
+    ...["80", "80-8080", "external-service-port-4510", "p".repeat(63)].map((name): [string, unknown] => [
+      `the port name ${name.length > 30 ? "of 63 characters" : name}`,
+      {
+        services: [service({ ports: [{ name, port: 80 }] })],
+        endpointSlices: [slice({ ports: [{ name, port: 8080 }] })],
+      },
+    ]),
+    [
+      "legacy IP spellings an older API server stored (sloppy: leading zeros, IPv4-mapped)",
+      {
+        services: [
+          service({
+            type: "LoadBalancer",
+            clusterIP: "010.096.000.010",
+            clusterIPs: ["010.096.000.010"],
+            ipFamilies: ["IPv4"],
+            externalIPs: ["::ffff:192.0.2.1", "192.000.002.002"],
+            loadBalancerSourceRanges: ["203.0.113.000/025", "::ffff:198.51.100.0/120"],
+          }),
+          service(
+            { clusterIP: "::ffff:10.96.0.11", ipFamilies: ["IPv4"] },
+            { metadata: { name: "mapped", namespace: "default" } },
+          ),
+        ],
+        endpointSlices: [
+          slice({ endpoints: [{ addresses: ["010.244.001.001"] }, { addresses: ["::ffff:10.244.1.2"] }] }),
+        ],
+      },
+    ],
+    [
+      "a load-balancer ingress IP with leading zeros, a hostname that only a sloppy parser reads as an IP",
+      {
+        services: [
+          service(
+            { type: "LoadBalancer" },
+            { status: { loadBalancer: { ingress: [{ ip: "203.0.113.001" }, { hostname: "010.1.2.3" }] } } },
+          ),
+        ],
+      },
+    ],
+    [
       "a full config",
       {
         config: {
@@ -208,9 +261,19 @@ describe("validateClusterInput: bad input", () => {
       "error REQUIRED services[0].spec.ports[1].name: is required when a Service has several ports",
     ],
     [
-      "a port name without a letter",
-      { services: [service({ ports: [{ name: "8080", port: 80 }] })] },
-      'error INVALID_VALUE services[0].spec.ports[0].name: "8080" is not a valid port name: at least one letter',
+      "a port name in upper case",
+      { services: [service({ ports: [{ name: "HTTP", port: 80 }] })] },
+      `error INVALID_VALUE services[0].spec.ports[0].name: "HTTP" is not a valid port name: lowercase letters, digits and '-', starting and ending with a letter or digit`,
+    ],
+    [
+      "a port name of 64 characters",
+      { services: [service({ ports: [{ name: "p".repeat(64), port: 80 }] })] },
+      `error INVALID_VALUE services[0].spec.ports[0].name: "${"p".repeat(64)}" is not a valid port name: at most 63 characters`,
+    ],
+    [
+      "a target port name without a letter (IANA_SVC_NAME)",
+      { services: [service({ ports: [{ port: 80, targetPort: "8080" }] })] },
+      'error INVALID_VALUE services[0].spec.ports[0].targetPort: "8080" is not a valid port name: at least one letter',
     ],
     [
       "a duplicate port/protocol pair",
@@ -229,7 +292,22 @@ describe("validateClusterInput: bad input", () => {
     [
       "a nodePort on a ClusterIP Service",
       { services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] },
-      "error INVALID_VALUE services[0].spec.ports[0].nodePort: 30080 is set, but only NodePort and LoadBalancer Services have node ports",
+      "error INVALID_VALUE services[0].spec.ports[0].nodePort: 30080 is set, but a ClusterIP Service has no node ports",
+    ],
+    [
+      "a headless LoadBalancer Service",
+      { services: [service({ type: "LoadBalancer", clusterIP: "None", clusterIPs: ["None"] })] },
+      'error INVALID_VALUE services[0].spec.clusterIP: "None" (headless) is not allowed for a LoadBalancer Service',
+    ],
+    [
+      "an appProtocol that is not a qualified name",
+      { services: [service({ ports: [{ name: "h", port: 80, appProtocol: "http 2" }] })] },
+      `error INVALID_VALUE services[0].spec.ports[0].appProtocol: "http 2" is not a valid application protocol: letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
+    ],
+    [
+      "a selector value that is not a label value",
+      { services: [service({ selector: { app: "web/1" } })] },
+      `error INVALID_VALUE services[0].spec.selector.app: "web/1" is not a valid label value: letters, digits, '-', '_' and '.', starting and ending with a letter or digit`,
     ],
     [
       "a Service name with upper case",
@@ -247,9 +325,29 @@ describe("validateClusterInput: bad input", () => {
       'error UNSAFE_TEXT services[0].metadata.namespace: "de\\"fault" contains a double quote, which cannot be written safely into iptables rules',
     ],
     [
-      "a cluster IP with a leading zero",
-      { services: [service({ clusterIP: "10.96.0.010" })] },
-      'error INVALID_VALUE services[0].spec.clusterIP: "10.96.0.010" is not a valid IP address: leading zeros are not allowed',
+      "a cluster IP with a zone",
+      { services: [service({ clusterIP: "fe80::1%eth0" })] },
+      'error INVALID_VALUE services[0].spec.clusterIP: "fe80::1%eth0" is not a valid IP address: zone indexes (%) are not allowed',
+    ],
+    [
+      "a cluster IP octet above 255 after leading zeros",
+      { services: [service({ clusterIP: "10.96.0.0256" })] },
+      'error INVALID_VALUE services[0].spec.clusterIP: "10.96.0.0256" is not a valid IP address',
+    ],
+    [
+      "an IPv4-mapped cluster IP declared IPv6",
+      { services: [service({ clusterIP: "::ffff:10.96.0.10", ipFamilies: ["IPv6"] })] },
+      'error INVALID_VALUE services[0].spec.ipFamilies[0]: "IPv6" does not match the cluster IP "::ffff:10.96.0.10", which is IPv4',
+    ],
+    [
+      "an IPv4-mapped loopback external IP",
+      { services: [service({ externalIPs: ["::ffff:127.0.0.1"] })] },
+      'error INVALID_VALUE services[0].spec.externalIPs[0]: "::ffff:127.0.0.1" is a loopback address (127.0.0.0/8, ::1/128), which is not allowed as an external IP',
+    ],
+    [
+      "an IPv4-mapped address in an IPv6 slice",
+      { endpointSlices: [slice({ addressType: "IPv6", endpoints: [{ addresses: ["::ffff:10.244.1.1"] }] })] },
+      'error INVALID_VALUE endpointSlices[0].endpoints[0].addresses[0]: "::ffff:10.244.1.1" is an IPv4 address, not IPv6',
     ],
     [
       "ipFamilies not matching clusterIPs",
@@ -301,9 +399,29 @@ describe("validateClusterInput: bad input", () => {
       'error INVALID_VALUE endpointSlices[0].endpoints[1].addresses[0]: "fd00::1" is an IPv6 address, not IPv4',
     ],
     [
-      "a slice port 0",
-      { endpointSlices: [slice({ ports: [{ name: "http", port: 0 }] })] },
-      "error INVALID_VALUE endpointSlices[0].ports[0].port: 0 is not a port number (1-65535)",
+      "a slice port above 65535 (cannot be written)",
+      { endpointSlices: [slice({ ports: [{ name: "http", port: 70000 }] })] },
+      "error INVALID_VALUE endpointSlices[0].ports[0].port: 70000 is not a port number (1-65535)",
+    ],
+    [
+      "a slice port name in upper case",
+      { endpointSlices: [slice({ ports: [{ name: "HTTP", port: 80 }] })] },
+      `error INVALID_VALUE endpointSlices[0].ports[0].name: "HTTP" is not a valid port name: lowercase letters, digits and '-', starting and ending with a letter or digit`,
+    ],
+    [
+      "a /0 cluster CIDR",
+      { config: { detectLocal: { mode: "ClusterCIDR", cidrs: ["0.0.0.0/0"] } } },
+      'error INVALID_VALUE config.detectLocal.cidrs[0]: "0.0.0.0/0" covers every IPv4 address: the rule kube-proxy would write for it (! -s 0.0.0.0/0) is refused by iptables-restore on the nf_tables backend; give the pods\' CIDR',
+    ],
+    [
+      "a /0 node CIDR for IPv6, after an IPv4 one",
+      { config: { detectLocal: { mode: "NodeCIDR", cidrs: ["10.244.1.0/24", "::/0"] } } },
+      'error INVALID_VALUE config.detectLocal.cidrs[1]: "::/0" covers every IPv6 address: the rule kube-proxy would write for it (! -s ::/0) is refused by iptables-restore on the nf_tables backend; give the pods\' CIDR',
+    ],
+    [
+      "an IPv4-mapped /96, which kube-proxy reads as 0.0.0.0/0",
+      { config: { detectLocal: { mode: "ClusterCIDR", cidrs: ["::ffff:10.0.0.0/96"] } } },
+      'error INVALID_VALUE config.detectLocal.cidrs[0]: "::ffff:10.0.0.0/96" covers every IPv4 address: the rule kube-proxy would write for it (! -s 0.0.0.0/0) is refused by iptables-restore on the nf_tables backend; give the pods\' CIDR',
     ],
     [
       "duplicate slice port names",
@@ -387,6 +505,11 @@ describe("validateClusterInput: bad input", () => {
 
 describe("validateClusterInput: warnings for what kube-proxy skips", () => {
   const cases: [string, unknown, string][] = [
+    [
+      "a slice port 0 (kube-proxy skips it)",
+      { services: [service()], endpointSlices: [slice({ ports: [{ name: "http", port: 0 }] })] },
+      "warning SKIPPED endpointSlices[0].ports[0].port: no port number: kube-proxy ignores this port",
+    ],
     [
       "headless",
       { services: [service({ clusterIP: "None", clusterIPs: ["None"] })] },
@@ -571,7 +694,9 @@ describe("addresses", () => {
     ["0.0.0.0", undefined, true],
     ["255.255.255.255", "IPv4", true],
     ["256.0.0.1", undefined, false],
-    ["192.0.2.01", undefined, false],
+    ["192.0.2.01", undefined, true],
+    ["0192.00.002.0001", "IPv4", true],
+    ["192.0.2.0256", undefined, false],
     ["192.0.2", undefined, false],
     ["0x1.2.3.4", undefined, false],
     [" 192.0.2.1", undefined, false],
@@ -582,7 +707,11 @@ describe("addresses", () => {
     ["1:2:3:4:5:6:7::", undefined, true],
     ["1:2:3:4:5:6:7:8::", undefined, false],
     ["1::2::3", undefined, false],
-    ["::ffff:192.0.2.1", undefined, false],
+    ["::ffff:192.0.2.1", "IPv4", true],
+    ["::ffff:192.0.2.1", "IPv6", false],
+    ["::ffff:192.0.2.01", "IPv4", true],
+    ["fd00::00001", "IPv6", true],
+    ["fd00::10000", undefined, false],
     ["fe80::1%eth0", undefined, false],
     ["[::1]", undefined, false],
     ["12345::", undefined, false],
@@ -599,19 +728,26 @@ describe("addresses", () => {
     ["fd00::/8", "IPv6", true],
     ["::/0", undefined, true],
     ["10.0.0.0/33", undefined, false],
-    ["10.0.0.0/08", undefined, false],
+    ["10.0.0.0/08", undefined, true],
+    ["10.0.0.0/0032", "IPv4", true],
+    ["::ffff:10.0.0.0/104", "IPv4", true],
+    ["::ffff:10.0.0.0/64", "IPv6", true],
     ["10.0.0.0/", undefined, false],
     ["10.0.0.0", undefined, false],
     ["10.0.0.0/8/8", undefined, false],
     ["fd00::/129", undefined, false],
-    ["010.0.0.0/8", undefined, false],
+    ["010.0.0.0/8", undefined, true],
+    ["10.0.0.0/8 ", undefined, false],
     ["fd00::/8", "IPv4", false],
   ] as const)("isValidCIDR(%j, %s) is %s", (text, family, valid) => {
     expect(isValidCIDR(text, family)).toBe(valid);
   });
 
   test("explains", () => {
-    expect(ipProblem("10.0.0.01")).toBe("is not a valid IP address: leading zeros are not allowed");
+    expect(ipProblem("10.0.0.01")).toBeUndefined();
+    expect(ipFamilyOf("::ffff:10.0.0.1")).toBe("IPv4");
+    expect(ipProblem("10.0.0.1%eth0")).toBe("is not a valid IP address: zone indexes (%) are not allowed");
+    expect(specialIPProblem("0127.0.0.1")).toBe("is a loopback address (127.0.0.0/8, ::1/128)");
     expect(ipProblem("fd00::1", "IPv4")).toBe("is an IPv6 address, not IPv4");
     expect(cidrProblem("10.0.0.0/33")).toBe("is not a valid IPv4 CIDR: the prefix length must be 0-32");
     expect(ipFamilyOf("fd00::1")).toBe("IPv6");
@@ -621,25 +757,31 @@ describe("addresses", () => {
     expect(specialIPProblem("2001:db8::1")).toBeUndefined();
   });
 
-  test("IPv4 agrees with ipaddr.IPv4.isValidFourPartDecimal", () => {
+  // Go's sloppy parser reads a number with leading zeros as the number without them: stripping
+  // them must turn every text it accepts into one ipaddr.js accepts strictly, and nothing else.
+  const stripZeros = (s: string): string => s.replace(/(^|[^0-9a-fA-F])0+(?=[0-9a-fA-F])/g, "$1");
+  const strictIPv6 = (s: string): boolean => {
+    if (!ipaddr.IPv6.isValid(s)) return false;
+    const tail = /:([^:]*\.[^:]*)$/.exec(s);
+    return tail === null || ipaddr.IPv4.isValidFourPartDecimal(tail[1] ?? "");
+  };
+
+  test("IPv4 agrees with ipaddr.IPv4.isValidFourPartDecimal once leading zeros are stripped", () => {
     const text = fc.oneof(fc.stringMatching(/^[0-9.]{0,16}$/), fc.ipV4(), fc.ipV4Extended());
     fc.assert(
       fc.property(text, (s) => {
-        expect(isValidIP(s, "IPv4")).toBe(ipaddr.IPv4.isValidFourPartDecimal(s));
+        expect(isValidIP(s, "IPv4")).toBe(ipaddr.IPv4.isValidFourPartDecimal(stripZeros(s)));
       }),
       { numRuns: 5000 },
     );
   });
 
-  test("IPv6 agrees with ipaddr.js (which wrongly reads ::a.b.c.d as IPv4-mapped, so mapped ones are compared as valid)", () => {
+  test("IPv6 agrees with ipaddr.js once leading zeros are stripped", () => {
     const text = fc.oneof(fc.stringMatching(/^[0-9a-fA-F:.]{0,45}$/), fc.ipV6());
     fc.assert(
       fc.property(text, (s) => {
-        let expected = ipaddr.IPv6.isValid(s);
-        const tail = /:([^:]*\.[^:]*)$/.exec(s);
-        if (expected && tail !== null && !ipaddr.IPv4.isValidFourPartDecimal(tail[1] ?? "")) expected = false;
-        const mine = isValidIP(s, "IPv6") || (ipProblem(s) ?? "").includes("mapped");
-        expect(mine).toBe(expected);
+        const mine = s.includes(":") && (isValidIP(s, "IPv6") || isValidIP(s, "IPv4"));
+        expect(mine).toBe(s.indexOf(":") >= 0 && !/^[^:]*\./.test(s) && strictIPv6(stripZeros(s)));
       }),
       { numRuns: 5000 },
     );
@@ -661,10 +803,12 @@ describe("Kubernetes List input", () => {
   };
 
   test("validateObjectKinds names unknown kinds and their item paths", () => {
-    expect(validateObjectKinds(list.items).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
-      'UNKNOWN_KIND items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
-      'UNKNOWN_KIND items[3]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)',
-      'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+    // Other kinds (and apiVersions) are one note, not errors; what is not an object is an error.
+    expect(
+      validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`),
+    ).toEqual([
+      'error TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+      "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
     ]);
     expect(validateObjectKinds([{ metadata: {} }]).map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items[0].kind",
@@ -677,14 +821,17 @@ describe("Kubernetes List input", () => {
     expect(split.servicePaths).toEqual(["items[1]", "items[4]"]);
     expect(split.endpointSlicePaths).toEqual(["items[0]"]);
     expect(split.services).toHaveLength(2);
-    expect(split.problems.map((p) => p.path)).toEqual(["items[2]", "items[3]", "items[5]"]);
+    expect(split.problems.map((p) => p.path)).toEqual(["items[5]", ""]);
+    expect(split.skipped).toEqual([
+      { path: "items[2]", kind: "Pod" },
+      { path: "items[3]", kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1beta1" },
+    ]);
   });
 
   test("validateKubernetesList reports problems at the items' paths", () => {
     expect(validateKubernetesList(list).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
-      'UNKNOWN_KIND items[2]: kind "Pod" is not read here (only Service and EndpointSlice)',
-      'UNKNOWN_KIND items[3]: EndpointSlice of apiVersion "discovery.k8s.io/v1beta1" is not read here (only discovery.k8s.io/v1)',
       'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
+      "OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
       "INVALID_VALUE items[1].spec.ports[0].port: 70000 is not a port number (1-65535)",
       "DUPLICATE items[4]: Service default/web is already items[1]",
       'SKIPPED items[0].ports[0]: port name "http" (TCP) matches no port of Service default/web: kube-proxy ignores it',
@@ -703,9 +850,10 @@ describe("Kubernetes List input", () => {
     expect(stream.servicePaths).toEqual(["documents[0]", "documents[2].items[0].items[0]"]);
     expect(stream.endpointSlicePaths).toEqual(["documents[1].items[0]"]);
     expect(stream.problems.map((p) => `${p.code} ${p.path}`)).toEqual([
-      "UNKNOWN_KIND documents[1].items[1]",
       "REQUIRED documents[3].items",
+      "OTHER_KIND ",
     ]);
+    expect(stream.skipped).toEqual([{ path: "documents[1].items[1]", kind: "Pod" }]);
     // The same objects through the text reader: YAML documents, then problems at the same paths.
     const read = readClusterText(
       ["kind: ServiceList\nitems: []", "kind: EndpointSlice\napiVersion: discovery.k8s.io/v1"].join(
@@ -721,8 +869,13 @@ describe("Kubernetes List input", () => {
     const typed = splitKubernetesList({ kind: "ServiceList", items: [service()] });
     expect(typed.servicePaths).toEqual(["items[0]"]);
     expect(typed.problems).toEqual([]);
+    // A typed list of another kind is a list whose items are skipped.
+    const pods = splitKubernetesList({ kind: "PodList", items: [{ metadata: {} }] });
+    expect(pods.problems.map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
+      "OTHER_KIND : skipped 1 object of another kind: Pod (1)",
+    ]);
     expect(
-      splitKubernetesList({ kind: "PodList", items: [] }).problems.map((p) => `${p.code} ${p.path}`),
+      splitKubernetesList({ kind: "Pod", items: [] }).problems.map((p) => `${p.code} ${p.path}`),
     ).toEqual(["UNKNOWN_KIND kind"]);
     expect(splitKubernetesList({ kind: "List" }).problems.map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items",

@@ -23,8 +23,8 @@ import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
 import { expandInputs, isDirectory, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
-import { readCluster, readClusterFiles } from "./read-cluster.js";
+import { applyNodeOptions, familiesOf, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -61,10 +61,10 @@ interface Input {
 }
 
 /** Reads one side's text (a directory: its cluster files), or prints why it cannot and returns null. */
-async function readText(file: string): Promise<Input | null> {
+async function readText(file: string, values: Values): Promise<Input | null> {
   if (file !== "-" && isDirectory(file)) {
     const files = expandInputs([file]);
-    const cluster = files === null ? null : await readClusterFiles(files);
+    const cluster = files === null ? null : await readClusterFiles(files, readOptionsOf(values));
     return cluster === null ? null : { file, text: "", form: "cluster", cluster };
   }
   const text = readInput(file);
@@ -78,13 +78,10 @@ async function readSide(
   family: IPFamily | undefined,
 ): Promise<Side | null> {
   if (form === "cluster") {
-    const read = cluster ?? (await readCluster(text));
+    const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
     // A directory's problems carry the file they are in; a single file's are named here.
     const where = (p: Problem) => (p.source === undefined ? `${file}: ` : "");
-    if (read.input === null || read.problems.length > 0) {
-      for (const p of read.problems) writeErr(`${where(p)}${formatProblem(p)}`);
-      return null;
-    }
+    if (!usableRead(read, false, where) || read.input === null) return null;
     const config = applyNodeOptions(read.input.config, values);
     const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
     const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
@@ -135,9 +132,10 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   if (values.family === "both") throw new UsageError("diff compares one family: --family IPv4 or IPv6");
   const family = values.family === undefined ? undefined : (familiesOf(values.family, {})[0] as IPFamily);
   const [oldFile, newFile] = positionals as [string, string];
-  const oldInput = await readText(oldFile);
+  readOptionsOf(values);
+  const oldInput = await readText(oldFile, values);
   if (oldInput === null) return EXIT_INPUT;
-  const newInput = await readText(newFile);
+  const newInput = await readText(newFile, values);
   if (newInput === null) return EXIT_INPUT;
   const sides = await readSides(oldInput, newInput, values, family);
   if (sides === null) return EXIT_INPUT;

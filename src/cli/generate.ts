@@ -10,8 +10,14 @@ import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, checkNodeOptions, familiesOf, NODE_OPTIONS } from "./node-options.js";
-import { readClusterFiles } from "./read-cluster.js";
+import {
+  applyNodeOptions,
+  checkNodeOptions,
+  familiesOf,
+  NODE_OPTIONS,
+  readOptionsOf,
+} from "./node-options.js";
+import { readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["save", "restore", "json"]);
@@ -60,12 +66,9 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   checkNodeOptions(values);
   const files = expandInputs(positionals);
   if (files === null) return EXIT_INPUT;
-  const read = await readClusterFiles(files);
+  const read = await readClusterFiles(files, readOptionsOf(values));
   if (read === null) return EXIT_INPUT;
-  if (read.input === null || read.problems.length > 0) {
-    for (const p of read.problems) writeErr(formatProblem(p));
-    return EXIT_INPUT;
-  }
+  if (!usableRead(read, values.strict === true) || read.input === null) return EXIT_INPUT;
   const config = applyNodeOptions(read.input.config, values);
   const families = familiesOf(values.family, config);
   let existingChains: string[] = [];

@@ -16,6 +16,7 @@ Usage:
   kube-iptables diff OLD NEW [--format summary|restore] [--all-chains] [node options]
   kube-iptables trace FILE|DIR [...] --src IP[:PORT] --dst IP:PORT --proto tcp|udp|sctp
                 [--from pod|node|external] [--in-interface IF] [--node-ip IP ...] [--format text|json] [--brief]
+                [--out-interface IF] [--route CIDR=IF ...]
   kube-iptables --help | --version
 
 FILE is a cluster file ({config, services, endpointSlices}, JSON or YAML) or Kubernetes objects
@@ -73,6 +74,11 @@ directory are read as one cluster, as generate reads them.
                                entry, and the default input interface
   --in-interface IF            the packet's input interface, for -i matches [cbr0 from a pod,
                                eth0 from outside, none from the node]
+  --out-interface IF           the interface routes leave by, for -o matches [unknown: each
+                               outcome that depends on it names the condition, both ways]
+  --route CIDR=IF              the route to CIDR leaves by IF (repeat; longest prefix wins)
+  --node-ip IP                 the node's addresses; an outcome that depends on whether an
+                               address is the node's, none being given, exits 2 with a note
   --brief                      outcomes only, without the rules each path passed
 
 Exit status: 0 success, 1 usage error, 2 invalid input (messages on stderr as 'path: message').

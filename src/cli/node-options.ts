@@ -20,6 +20,7 @@ export const NODE_OPTIONS = {
   "conntrack-tcp-be-liberal": { type: "boolean" },
   profile: { type: "string" },
   family: { type: "string" },
+  namespace: { type: "string", short: "n" },
 } as const;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -93,6 +94,25 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
   throw new UsageError(`--family ${flag}: expected IPv4, IPv6 or both`);
 }
 
+/** A namespace name: a DNS-1123 label (API server: ValidateNamespaceName). */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * How to read Kubernetes objects: `--namespace` (`-n`) is the namespace of objects that name
+ * none (default `default`, as `kubectl apply -f`); an object's own namespace wins.
+ *
+ * @throws UsageError for a name the API server would refuse.
+ */
+export function readOptionsOf(values: Record<string, string | boolean | string[] | undefined>): {
+  namespace?: string;
+} {
+  const namespace = values.namespace;
+  if (typeof namespace !== "string") return {};
+  if (namespace.length > 63 || !NAMESPACE.test(namespace))
+    throw new UsageError(`--namespace ${namespace}: not a namespace name (a DNS-1123 label)`);
+  return { namespace };
+}
+
 /**
  * Checks the node flags without a config, so that a usage error (exit 1) is reported before
  * the input is read, and never hides behind an unreadable file (exit 2).
@@ -100,5 +120,6 @@ export function familiesOf(flag: string | undefined, config: ProxyConfigInput): 
  * @throws UsageError for a bad or conflicting flag.
  */
 export function checkNodeOptions(values: Record<string, string | boolean | string[] | undefined>): void {
+  readOptionsOf(values);
   familiesOf(values.family as string | undefined, applyNodeOptions(undefined, values));
 }

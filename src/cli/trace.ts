@@ -12,12 +12,13 @@ import {
   type Origin,
   type Packet,
   TraceInputError,
+  type TraceRoute,
   traceRules,
   traceToJson,
 } from "../trace/index.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
-import { applyNodeOptions, NODE_OPTIONS } from "./node-options.js";
-import { readCluster, readClusterFiles } from "./read-cluster.js";
+import { applyNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -27,6 +28,8 @@ const OPTIONS = {
   proto: { type: "string" },
   from: { type: "string" },
   "in-interface": { type: "string" },
+  "out-interface": { type: "string" },
+  route: { type: "string", multiple: true },
   format: { type: "string" },
   brief: { type: "boolean" },
 } as const;
@@ -57,6 +60,14 @@ function splitSocket(
   return { address, port: port === null ? null : Number(port) };
 }
 
+/** `--route CIDR=IF`: the interface the route to CIDR leaves by (checked by the tracer). */
+function parseRoute(text: string): TraceRoute {
+  const at = text.lastIndexOf("=");
+  if (at <= 0 || at === text.length - 1)
+    throw new UsageError(`--route ${text}: expected CIDR=INTERFACE (e.g. 10.244.1.0/24=cni0)`);
+  return { destination: text.slice(0, at), interface: text.slice(at + 1) };
+}
+
 function parse(argv: readonly string[]) {
   try {
     return parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
@@ -85,7 +96,7 @@ async function stateOf(
   const files = expandInputs(args);
   if (files === null) return null;
   if (files.length > 1) {
-    const read = await readClusterFiles(files);
+    const read = await readClusterFiles(files, readOptionsOf(values));
     return read === null ? null : stateOfCluster(read, values, family);
   }
   const text = readInput(files[0] as string);
@@ -98,15 +109,12 @@ async function stateOf(
     // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
     return { state: form === "save" ? ruleSet : stateAfterFullSync(ruleSet), nodeIPs: [] };
   }
-  return stateOfCluster(await readCluster(text), values, family);
+  return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family);
 }
 
 /** A cluster's generated state, with the node IPs its config names. */
 function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6"): Traced | null {
-  if (read.input === null || read.problems.length > 0) {
-    for (const p of read.problems) writeErr(formatProblem(p));
-    return null;
-  }
+  if (!usableRead(read, false) || read.input === null) return null;
   const config = applyNodeOptions(read.input.config, values);
   const prepared = prepareCluster({ ...read.input, config }, { family, origins: read.origins });
   for (const p of prepared.problems) writeErr(formatProblem(p));
@@ -115,7 +123,9 @@ function stateOfCluster(read: ReadResult, values: Values, family: "IPv4" | "IPv6
 }
 
 /**
- * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input.
+ * Runs `trace` and returns the exit code: 0 traced, 1 usage error, 2 bad input, or a trace whose
+ * outcome depends on whether an address is the node's when no node address is known (the
+ * outcomes are printed, with a note to give `--node-ip`).
  *
  * @example
  * runTrace(["cluster.yaml", "--src", "10.244.0.5", "--dst", "10.96.0.10:80", "--proto", "tcp"]) // 0
@@ -138,6 +148,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   const src = splitSocket(values.src, "src", false);
   const dst = splitSocket(values.dst, "dst", true);
   const family = dst.address.indexOf(":") >= 0 ? "IPv6" : "IPv4";
+  readOptionsOf(values);
   const traced = await stateOf(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
   const inInterface =
@@ -150,16 +161,27 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     protocol: proto as Packet["protocol"],
     from,
     ...(inInterface === undefined ? {} : { inInterface }),
+    ...(values["out-interface"] === undefined ? {} : { outInterface: values["out-interface"] }),
   };
   try {
     const result = traceRules(traced.state, packet, {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
+      routes: (values.route ?? []).map(parseRoute),
     });
     writeOut(
       format === "json"
         ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
         : formatTraceText(result, values.brief !== true),
     );
+    // Whether an address is the node's decides the outcome and the node's addresses were not
+    // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
+    if (result.needsNodeAddress.length > 0) {
+      const which = result.needsNodeAddress.join(", ");
+      writeErr(
+        `kube-iptables trace: the outcome depends on whether ${which} ${result.needsNodeAddress.length > 1 ? "are addresses" : "is an address"} of this node; give the node's addresses with --node-ip`,
+      );
+      return EXIT_INPUT;
+    }
   } catch (e) {
     if (e instanceof TraceInputError) {
       writeErr(`kube-iptables trace: ${e.message}`);

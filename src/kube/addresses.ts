@@ -1,14 +1,20 @@
 /**
- * Strict IP address and CIDR checks for input validation: four-part decimal IPv4 without leading
- * zeros, and valid IPv6 without zone indexes or IPv4-mapped forms (the API server's strict
- * validation). Every check has a non-throwing boolean twin and a variant that says what is wrong.
+ * IP address and CIDR checks for input validation, with the API server's rules for the legacy
+ * fields Services and EndpointSlices have (cluster IPs, external IPs, load-balancer ingress IPs,
+ * source ranges, endpoint addresses): apimachinery's `IsValidIPForLegacyField` /
+ * `IsValidCIDRForLegacyField`, which parse with `ParseIPSloppy` / `ParseCIDRSloppy`. Their strict
+ * mode (StrictIPCIDRValidation, 1.33+) refuses leading zeros, IPv4-mapped IPv6 and CIDRs with
+ * host bits only in new or changed values, and ratchets old ones; a stored object read here was
+ * accepted when it was written, so the sloppy forms are valid, and the family of an IPv4-mapped
+ * address is IPv4, as kube-proxy reads it. Every check has a boolean twin and a variant that
+ * says what is wrong.
  *
  * @module
  */
 
 import { isMapped, scanIPv4, scanIPv6 } from "../model/ip-scan.js";
+import { type IPBytes, isIPv4Bytes, parseCIDRSloppy, parseIPSloppy } from "../model/ip-sloppy.js";
 import type { IPFamily } from "../model/types.js";
-import { DECIMAL, IPV4_LENIENT, LEADING_ZERO } from "./patterns.js";
 
 /** What {@link examine} found: the family the text looks like, and why it is invalid (if so). */
 interface Examined {
@@ -21,25 +27,25 @@ const VALID4: Examined = { family: "IPv4", reason: undefined };
 const VALID6: Examined = { family: "IPv6", reason: undefined };
 const INVALID4: Examined = { family: "IPv4", reason: "" };
 const INVALID6: Examined = { family: "IPv6", reason: "" };
-const LEADING_ZEROS: Examined = { family: "IPv4", reason: "leading zeros are not allowed" };
 const ZONE: Examined = { family: "IPv6", reason: "zone indexes (%) are not allowed" };
-const MAPPED: Examined = {
-  family: "IPv6",
-  reason: "IPv4-mapped IPv6 addresses are not allowed (write it as IPv4)",
-};
 
 /** Scratch space for IPv6 groups (the scanners are synchronous, so one buffer is enough). */
 const groups = new Uint16Array(8);
 
+/**
+ * The family of an address as `ParseIPSloppy` reads it (an IPv4-mapped address is IPv4), or why
+ * it is not one. Strict text, nearly all input, is scanned without allocating.
+ */
 function examine(text: string): Examined {
   if (!text.includes(":")) {
     if (scanIPv4(text, 0, text.length) >= 0) return VALID4;
-    const lenient =
-      IPV4_LENIENT.test(text) && LEADING_ZERO.test(text) && text.split(".").every((o) => Number(o) < 256);
-    return lenient ? LEADING_ZEROS : INVALID4;
+  } else if (scanIPv6(text, groups)) {
+    return isMapped(groups) ? VALID4 : VALID6;
   }
-  if (!scanIPv6(text, groups)) return text.includes("%") ? ZONE : INVALID6;
-  return isMapped(groups) ? MAPPED : VALID6;
+  const bytes = parseIPSloppy(text);
+  if (bytes !== null) return isIPv4Bytes(bytes) ? VALID4 : VALID6;
+  if (text.includes("%")) return ZONE;
+  return text.includes(":") ? INVALID6 : INVALID4;
 }
 
 function article(family: IPFamily | undefined): string {
@@ -54,8 +60,8 @@ function article(family: IPFamily | undefined): string {
  * @param family - the family it must have, if any
  * @returns `undefined`, or e.g. `is not a valid IPv4 address: leading zeros are not allowed`
  * @example
- * ipProblem("10.0.0.1")            // undefined
- * ipProblem("10.0.0.01")           // "is not a valid IP address: leading zeros are not allowed"
+ * ipProblem("10.0.0.01")           // undefined (a legacy spelling of 10.0.0.1)
+ * ipProblem("10.0.0.256")          // "is not a valid IP address"
  * ipProblem("fd00::1", "IPv4")     // "is an IPv6 address, not IPv4"
  */
 export function ipProblem(text: string, family?: IPFamily): string | undefined {
@@ -84,28 +90,31 @@ export function ipProblem(text: string, family?: IPFamily): string | undefined {
 export function cidrProblem(text: string, family?: IPFamily): string | undefined {
   const slash = text.indexOf("/");
   if (slash < 0 || text.indexOf("/", slash + 1) >= 0) return "is not a CIDR (address/prefix-length)";
-  const found = examine(text.slice(0, slash));
+  const address = text.slice(0, slash);
+  const found = examine(address);
   if (found.reason !== undefined) {
     const kind = article(family).slice(3);
     return `is not a valid ${kind} CIDR${found.reason === "" ? "" : `: ${found.reason}`}`;
   }
-  const bits = text.slice(slash + 1);
-  const max = found.family === "IPv4" ? 32 : 128;
-  if (!DECIMAL.test(bits) || Number(bits) > max) {
-    return `is not a valid ${found.family} CIDR: the prefix length must be 0-${max}`;
+  const cidr = parseCIDRSloppy(text);
+  if (cidr === null) {
+    // The prefix length counts the bits of the address as written (128 for `::ffff:a.b.c.d`).
+    const ipv6Text = address.includes(":");
+    return `is not a valid ${ipv6Text ? "IPv6" : "IPv4"} CIDR: the prefix length must be 0-${ipv6Text ? 128 : 32}`;
   }
-  if (family !== undefined && found.family !== family)
-    return `is ${article(found.family)} CIDR, not ${family}`;
+  if (family !== undefined && cidr.family !== family) return `is ${article(cidr.family)} CIDR, not ${family}`;
   return undefined;
 }
 
 /**
- * Whether a string is a valid IP address (of `family`, when given), strictly.
+ * Whether a string is a valid IP address (of `family`, when given), as the API server's legacy
+ * IP fields take it (see the module notes).
  *
  * @example
  * isValidIP("192.0.2.1")         // true
- * isValidIP("192.0.2.01")        // false (leading zero)
- * isValidIP("::ffff:192.0.2.1")  // false (IPv4-mapped)
+ * isValidIP("192.0.2.01")        // true (read as 192.0.2.1)
+ * isValidIP("::ffff:192.0.2.1")  // true, and IPv4
+ * isValidIP("192.0.2.1%eth0")    // false
  * isValidIP("2001:db8::1", "IPv4") // false
  */
 export function isValidIP(text: string, family?: IPFamily): boolean {
@@ -113,7 +122,8 @@ export function isValidIP(text: string, family?: IPFamily): boolean {
 }
 
 /**
- * Whether a string is a valid CIDR (of `family`, when given), strictly; host bits may be set.
+ * Whether a string is a valid CIDR (of `family`, when given), as the API server's legacy CIDR
+ * fields take it; host bits may be set.
  *
  * @example
  * isValidCIDR("10.0.0.1/24")       // true
@@ -166,9 +176,20 @@ export function specialIPv4Problem(v: number): string | undefined {
 export function specialIPProblem(text: string): string | undefined {
   if (!text.includes(":")) {
     const v = scanIPv4(text, 0, text.length);
-    return v < 0 ? undefined : specialIPv4Problem(v);
+    if (v >= 0) return specialIPv4Problem(v);
   }
-  return scanIPv6(text, groups) ? specialIPv6Problem(groups) : undefined;
+  const bytes = parseIPSloppy(text);
+  return bytes === null ? undefined : specialBytesProblem(bytes);
+}
+
+/** {@link specialIPProblem} for sloppily parsed bytes: an IPv4-mapped address is checked as IPv4. */
+function specialBytesProblem(b: IPBytes): string | undefined {
+  if (isIPv4Bytes(b))
+    return specialIPv4Problem(
+      (((b[12] ?? 0) << 24) | ((b[13] ?? 0) << 16) | ((b[14] ?? 0) << 8) | (b[15] ?? 0)) >>> 0,
+    );
+  for (let g = 0; g < 8; g++) groups[g] = ((b[2 * g] ?? 0) << 8) | (b[2 * g + 1] ?? 0);
+  return specialIPv6Problem(groups);
 }
 
 /**

@@ -12,7 +12,7 @@ import { OBJECT_PATH_HEAD } from "./patterns.js";
 import { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
 import { configOverrides, type ModelOptions, modelFromInput } from "./to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "./types.js";
-import { validateAndPrebuild } from "./validate.js";
+import { validateAndPrebuild, validateClusterInput } from "./validate.js";
 
 /**
  * Options of {@link prepareCluster}.
@@ -59,7 +59,10 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
     ...(options.config === undefined ? {} : { config: options.config }),
   };
   const prebuilt = prebuiltFor(input, modelOptions);
-  const found = validateAndPrebuild(input, prebuilt, options.config?.profile);
+  // Overrides are settings like the input's config, checked the same way (a /0 detect-local
+  // CIDR, a mark bit out of range); their problems say `options.config`.
+  const overridden = options.config === undefined ? [] : overrideProblems(options.config);
+  const found = [...overridden, ...validateAndPrebuild(input, prebuilt, options.config?.profile)];
   const errors = found.filter((p) => p.severity === "error");
   const problems = options.origins === undefined ? found : relocateProblems(found, options.origins);
   const badServices = new Set<number>();
@@ -88,6 +91,11 @@ function prebuiltFor(input: ClusterInput, options: ModelOptions): PrebuiltEndpoi
   const node = isRecord(config) ? { ipFamily: config.ipFamily, hostname: config.hostname } : {};
   const resolved = resolveConfig(node as ProxyConfigInput, configOverrides(options));
   return new PrebuiltEndpoints(resolved.ipFamily, resolved.hostname);
+}
+
+/** The problems of config overrides, validated as a config, at `options.config…`. */
+function overrideProblems(config: Partial<ProxyConfig>): Problem[] {
+  return validateClusterInput({ config }).map((p) => ({ ...p, path: `options.${p.path}` }));
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

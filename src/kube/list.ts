@@ -1,25 +1,47 @@
 /**
- * Reading a Kubernetes `List` as `kubectl get svc,endpointslices -A -o json` prints it (or a
- * typed `ServiceList` / `EndpointSliceList` from the API): sorting its items into Services and
- * EndpointSlices while remembering where each came from, so that problems found later can name
- * the item's own path (`items[3].spec.ports[0].port`).
+ * Reading Kubernetes objects as kubectl prints them: a `List` (`kubectl get all -o yaml`, or
+ * `kubectl get svc,endpointslices -A -o json`), a typed `ServiceList` / `EndpointSliceList` /
+ * `EndpointsList` from the API, or a stream of objects (a directory of manifests). Services and
+ * EndpointSlices are kept with where each came from, so that problems found later can name the
+ * item's own path (`items[3].spec.ports[0].port`); v1 Endpoints become the EndpointSlices the
+ * control plane mirrors from them (see `endpoints-mirror.ts`); objects of every other kind
+ * (Pods, Deployments, ConfigMaps …) are left out with one note naming them. An object without a
+ * namespace is read in the default namespace, as `kubectl apply -f` reads it.
  *
  * @module
  */
-import type { Problem } from "../errors.js";
+import { type Problem, warning } from "../errors.js";
+import {
+  givenSlicesNote,
+  type MirrorPaths,
+  mirrorEndpoints,
+  mirrorPath,
+  preferGivenSlices,
+  sliceServiceName,
+} from "./endpoints-mirror.js";
 import { OBJECT_PATH_HEAD, OBJECT_REF } from "./patterns.js";
 import type { EndpointSlice, Service } from "./types.js";
 import { type ValidateOptions, validateClusterInput } from "./validate.js";
 import { describe, isObject, type JsonObject, Report, show } from "./validate-report.js";
 
-/** The kinds this library reads, with the only apiVersion it reads each in. */
-const KINDS: Readonly<Record<string, string>> = { Service: "v1", EndpointSlice: "discovery.k8s.io/v1" };
-/** List kinds, with the kind of their items when the items carry none. */
-const LIST_KINDS: Readonly<Record<string, ItemKind | undefined>> = {
-  List: undefined,
-  ServiceList: "Service",
-  EndpointSliceList: "EndpointSlice",
+/**
+ * The kinds this library reads, with the only apiVersion it reads each in: kube-proxy watches
+ * v1 Services and discovery.k8s.io/v1 EndpointSlices only (v1beta1 slices were last served by
+ * Kubernetes 1.24), and v1 Endpoints are read as the slices the control plane mirrors from them.
+ */
+const KINDS: Readonly<Record<string, string>> = {
+  Service: "v1",
+  EndpointSlice: "discovery.k8s.io/v1",
+  Endpoints: "v1",
 };
+
+/**
+ * The namespace kubectl gives an object that names none.
+ *
+ * @example
+ * DEFAULT_NAMESPACE // "default"
+ */
+export const DEFAULT_NAMESPACE = "default";
 
 /**
  * A kind of object this library reads.
@@ -28,6 +50,39 @@ const LIST_KINDS: Readonly<Record<string, ItemKind | undefined>> = {
  * const kind: ItemKind = "EndpointSlice"; // the kind of the items of an EndpointSliceList
  */
 export type ItemKind = "Service" | "EndpointSlice";
+
+/**
+ * Options of the functions that read Kubernetes objects.
+ *
+ * @example
+ * // Objects without a namespace, as `kubectl apply -n shop -f FILE` reads them:
+ * splitKubernetesList(JSON.parse(manifests), { namespace: "shop" });
+ */
+export interface ReadOptions {
+  /**
+   * The namespace of an object whose `metadata.namespace` is absent, null or empty (default
+   * `default`, as `kubectl apply -f` without `-n`). An object that names its namespace keeps it.
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * An object left out because kube-proxy does not read its kind (or its apiVersion).
+ *
+ * @example
+ * const { skipped } = splitKubernetesList({ kind: "List", items: [{ apiVersion: "apps/v1", kind: "Deployment" }] });
+ * skipped // [{ path: "items[0]", kind: "Deployment" }]
+ */
+export interface SkippedObject {
+  /** Where it was: `items[4]`, `documents[2]`, `services[1]`. */
+  readonly path: string;
+  /** Its kind. */
+  readonly kind: string;
+  /** Its apiVersion, when it is one of the kinds read here in another apiVersion. */
+  readonly apiVersion?: string;
+  /** The file it was in, when the input came from several. */
+  readonly source?: string;
+}
 
 /**
  * A List split into the two kinds of objects, each with the path it had in the List.
@@ -42,40 +97,60 @@ export interface SplitList {
    * and `modelFromKubernetes` validate them).
    */
   readonly services: readonly Service[];
-  /** The EndpointSlice items, in List order (of the right kind, not yet validated). */
+  /**
+   * The EndpointSlice items, in List order (of the right kind, not yet validated), then those
+   * mirrored from v1 Endpoints.
+   */
   readonly endpointSlices: readonly EndpointSlice[];
   /** `servicePaths[i]` is where `services[i]` was: `items[4]`. */
   readonly servicePaths: readonly string[];
-  /** `endpointSlicePaths[i]` is where `endpointSlices[i]` was. */
+  /** `endpointSlicePaths[i]` is where `endpointSlices[i]` was (for a mirrored slice: its Endpoints). */
   readonly endpointSlicePaths: readonly string[];
-  /** Problems with the List itself and with item kinds (items with problems are left out). */
+  /** For a slice mirrored from Endpoints, where its parts are in them; `undefined` for a slice as given. */
+  readonly endpointSliceMirrors: readonly (MirrorPaths | undefined)[];
+  /** Objects of other kinds, left out (one note among the problems names them all). */
+  readonly skipped: readonly SkippedObject[];
+  /**
+   * Errors with the List itself and with items that are not objects or have no kind (items with
+   * errors are left out), and notes (warnings): objects of other kinds skipped, Endpoints whose
+   * Service's slices are given too.
+   */
   readonly problems: readonly Problem[];
 }
 
 /**
- * Checks the kind of every item of a List: `Service` (apiVersion `v1`) and `EndpointSlice`
- * (apiVersion `discovery.k8s.io/v1`) are read; any other kind is an `UNKNOWN_KIND` error at the
- * item's path. A missing apiVersion is accepted; a missing kind is too when `defaultKind` is
- * given (the items of a typed `ServiceList` carry none).
+ * Checks the kind of every item of a List: `Service` (apiVersion `v1`), `EndpointSlice`
+ * (apiVersion `discovery.k8s.io/v1`) and `Endpoints` (`v1`) are read; items of any other kind
+ * or apiVersion are named in one `OTHER_KIND` note (a warning); an item that is not an object,
+ * or has no kind, is an error. A missing apiVersion is accepted; a missing kind is too when
+ * `defaultKind` is given (the items of a typed `ServiceList` carry none).
  *
  * @param items - the List's `items`
  * @param defaultKind - the kind of items without one
- * @returns the problems, one per bad item
+ * @returns the problems: errors, one per bad item, then the note
  * @example
  * validateObjectKinds([{ kind: "Service" }, { kind: "Pod" }])
- * // [{ code: "UNKNOWN_KIND", path: "items[1]", severity: "error",
- * //    message: 'kind "Pod" is not read here (only Service and EndpointSlice)' }]
+ * // [{ code: "OTHER_KIND", path: "", severity: "warning",
+ * //    message: "skipped 1 object of another kind: Pod (1)" }]
  */
-export function validateObjectKinds(items: readonly unknown[], defaultKind?: ItemKind): Problem[] {
+export function validateObjectKinds(items: readonly unknown[], defaultKind?: string): Problem[] {
   const r = new Report();
+  const out = emptyCollector({});
   r.enter("items");
   for (let i = 0; i < items.length; i++) {
     r.enter(i);
-    kindOf(r, items[i], defaultKind);
+    kindOf(r, items[i], defaultKind, out);
     r.leave();
   }
   r.leave();
-  return r.problems;
+  const note = skippedNote(out.skipped);
+  return note === undefined ? r.problems : [...r.problems, note];
+}
+
+/** An Endpoints object found, with its path, mirrored once the whole input is read. */
+interface FoundEndpoints {
+  readonly object: JsonObject;
+  readonly path: string;
 }
 
 /** Where the objects found so far go, with the path each had in the input. */
@@ -84,76 +159,144 @@ interface Collector {
   readonly endpointSlices: EndpointSlice[];
   readonly servicePaths: string[];
   readonly endpointSlicePaths: string[];
+  readonly endpoints: FoundEndpoints[];
+  readonly skipped: SkippedObject[];
+  readonly namespace: string;
+}
+
+function emptyCollector(options: ReadOptions): Collector {
+  return {
+    services: [],
+    endpointSlices: [],
+    servicePaths: [],
+    endpointSlicePaths: [],
+    endpoints: [],
+    skipped: [],
+    namespace: options.namespace ?? DEFAULT_NAMESPACE,
+  };
 }
 
 /**
  * The kind of the object at the report's current path when it is one this library reads;
- * reports it otherwise. `defaultKind` is the kind of an object that names none.
+ * otherwise the object is recorded as skipped (another kind or apiVersion) or reported (not an
+ * object, no kind). `defaultKind` is the kind of an object that names none.
  */
-function kindOf(r: Report, item: unknown, defaultKind: ItemKind | undefined): ItemKind | undefined {
+function kindOf(
+  r: Report,
+  item: unknown,
+  defaultKind: string | undefined,
+  out: Collector,
+): ItemKind | "Endpoints" | undefined {
   if (!isObject(item)) {
     r.error("TYPE", undefined, `expected a Kubernetes object, got ${describe(item)}`);
     return undefined;
   }
-  const kind = item.kind ?? defaultKind;
-  if (kind === undefined || kind === null) {
+  const kind = item.kind === undefined || item.kind === null || item.kind === "" ? defaultKind : item.kind;
+  if (kind === undefined) {
     r.error("REQUIRED", "kind", "is required to tell a Service from an EndpointSlice");
     return undefined;
   }
-  const version = typeof kind === "string" && Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
-  if (version === undefined) {
-    r.error(
-      "UNKNOWN_KIND",
-      undefined,
-      `kind ${show(kind)} is not read here (only Service and EndpointSlice)`,
-    );
+  if (typeof kind !== "string") {
+    r.error("TYPE", "kind", `expected a string, got ${describe(kind)}`);
     return undefined;
   }
+  const version = Object.hasOwn(KINDS, kind) ? KINDS[kind] : undefined;
   const apiVersion = item.apiVersion;
-  if (apiVersion !== undefined && apiVersion !== version) {
-    r.error(
-      "UNKNOWN_KIND",
-      undefined,
-      `${String(kind)} of apiVersion ${show(apiVersion)} is not read here (only ${version})`,
-    );
+  if (version === undefined) {
+    out.skipped.push({ path: r.path(), kind });
     return undefined;
   }
-  return kind as ItemKind;
+  if (apiVersion !== undefined && apiVersion !== null && apiVersion !== version) {
+    out.skipped.push({ path: r.path(), kind, apiVersion: String(apiVersion) });
+    return undefined;
+  }
+  return kind as ItemKind | "Endpoints";
 }
 
 /**
- * Whether `kind` names an object this library reads: a Service, an EndpointSlice, or a List of
- * them (a text reader tells Kubernetes objects from a cluster file by it).
+ * The one note naming the objects left out for their kind, most frequent first:
+ * `skipped 12 objects of other kinds: Pod (7), Deployment (3), ReplicaSet (2)`. A kind read
+ * here in another apiVersion is named with it (`discovery.k8s.io/v1beta1 EndpointSlice (1)`).
+ *
+ * @returns the note (code `OTHER_KIND`, a warning), or `undefined` when nothing was skipped
+ * @example
+ * skippedNote([{ path: "items[0]", kind: "Pod" }])?.message
+ * // "skipped 1 object of another kind: Pod (1)"
+ */
+export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefined {
+  if (skipped.length === 0) return undefined;
+  const counts = new Map<string, number>();
+  for (const s of skipped) {
+    const name = s.apiVersion === undefined ? s.kind : `${s.apiVersion} ${s.kind}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const named = [...counts]
+    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, n]) => `${name} (${n})`);
+  const what = skipped.length === 1 ? "1 object of another kind" : `${skipped.length} objects of other kinds`;
+  return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}`);
+}
+
+/**
+ * Whether `kind` makes a value a Kubernetes object (of any kind: those not read here are
+ * skipped) rather than a cluster file, which has none.
  *
  * @example
  * isKubernetesKind("ServiceList") // true
- * isKubernetesKind("Pod")         // false
+ * isKubernetesKind("Pod")         // true (read, and skipped with a note)
+ * isKubernetesKind(undefined)     // false
  */
 export function isKubernetesKind(kind: unknown): boolean {
-  return typeof kind === "string" && (Object.hasOwn(KINDS, kind) || Object.hasOwn(LIST_KINDS, kind));
+  return typeof kind === "string" && kind !== "";
 }
 
-/** Whether `value` is a List, a ServiceList or an EndpointSliceList (by its kind). */
+/** Whether `value` is a List: `List`, or a typed list such as `ServiceList` or `PodList` (by its kind). */
 export function isListObject(value: unknown): value is JsonObject {
-  return isObject(value) && typeof value.kind === "string" && Object.hasOwn(LIST_KINDS, value.kind);
+  return isObject(value) && typeof value.kind === "string" && isListKind(value.kind);
+}
+
+function isListKind(kind: string): boolean {
+  return kind.endsWith("List") && kind.length >= 4;
+}
+
+/** The kind of a list's items that carry none: `Service` for a `ServiceList`, none for a `List`. */
+function itemKindOf(listKind: string): string | undefined {
+  return listKind === "List" ? undefined : listKind.slice(0, -"List".length);
 }
 
 /**
- * Sorts the object at the report's current path into `out`: a Service or an EndpointSlice is
- * kept with that path, a nested List is read item by item, anything else is reported.
+ * The object as `kubectl apply -f` reads it: without a namespace (absent, null or empty), in
+ * `namespace`. Copied, never changed in place.
  */
-function collectObject(r: Report, item: unknown, defaultKind: ItemKind | undefined, out: Collector): void {
+function withNamespace(item: JsonObject, namespace: string): JsonObject {
+  const meta = item.metadata;
+  if (!isObject(meta)) return item;
+  const ns = meta.namespace;
+  if (ns !== undefined && ns !== null && ns !== "") return item;
+  return { ...item, metadata: { ...meta, namespace } };
+}
+
+/**
+ * Sorts the object at the report's current path into `out`: a Service, an EndpointSlice or
+ * Endpoints is kept with that path, a nested List is read item by item, anything else is skipped
+ * or reported.
+ */
+function collectObject(r: Report, item: unknown, defaultKind: string | undefined, out: Collector): void {
   if (isListObject(item)) {
     collectItems(r, item, out);
     return;
   }
-  const kind = kindOf(r, item, defaultKind);
+  const kind = kindOf(r, item, defaultKind, out);
+  if (kind === undefined) return;
+  const object = withNamespace(item as JsonObject, out.namespace);
   if (kind === "Service") {
-    out.services.push(item as unknown as Service);
+    out.services.push(object as unknown as Service);
     out.servicePaths.push(r.path());
   } else if (kind === "EndpointSlice") {
-    out.endpointSlices.push(item as unknown as EndpointSlice);
+    out.endpointSlices.push(object as unknown as EndpointSlice);
     out.endpointSlicePaths.push(r.path());
+  } else {
+    out.endpoints.push({ object, path: r.path() });
   }
 }
 
@@ -165,7 +308,7 @@ function collectItems(r: Report, list: JsonObject, out: Collector): void {
     else r.error("TYPE", "items", `expected an array, got ${describe(items)}`);
     return;
   }
-  collectEach(r, "items", items, LIST_KINDS[list.kind as string], out);
+  collectEach(r, "items", items, itemKindOf(list.kind as string), out);
 }
 
 /** Collects each of `objects`, found at `key[i]` below the report's current path. */
@@ -173,7 +316,7 @@ function collectEach(
   r: Report,
   key: string,
   objects: readonly unknown[],
-  defaultKind: ItemKind | undefined,
+  defaultKind: string | undefined,
   out: Collector,
 ): void {
   r.enter(key);
@@ -185,16 +328,69 @@ function collectEach(
   r.leave();
 }
 
-function emptySplit(r: Report): SplitList & Collector {
-  return { services: [], endpointSlices: [], servicePaths: [], endpointSlicePaths: [], problems: r.problems };
+/** A path below an object's path: `items[3]` + `.subsets[0]`; a lone object's start without a dot. */
+function below(path: string, rest: string): string {
+  return path === "" ? rest.replace(/^\./, "") : path + rest;
 }
 
 /**
- * Splits a Kubernetes `List` (or a `ServiceList` / `EndpointSliceList`) into Services and
- * EndpointSlices, keeping each object's original path. Never throws; items of other kinds are
- * reported (see {@link validateObjectKinds}) and left out. A List inside the List is read too.
+ * The split of everything collected: Endpoints mirrored into slices (left out where slices of the
+ * same Service are given), and the notes.
+ */
+function finish(r: Report, out: Collector): SplitList {
+  const note = skippedNote(out.skipped);
+  if (out.endpoints.length === 0) {
+    // Nothing mirrored (the usual case): the slices as given, nothing to prefer.
+    return {
+      services: out.services,
+      endpointSlices: out.endpointSlices,
+      servicePaths: out.servicePaths,
+      endpointSlicePaths: out.endpointSlicePaths,
+      endpointSliceMirrors: [],
+      skipped: out.skipped,
+      problems: note === undefined ? r.problems : [...r.problems, note],
+    };
+  }
+  const problems: Problem[] = [...r.problems];
+  const slices: unknown[] = [...out.endpointSlices];
+  const paths = [...out.endpointSlicePaths];
+  const mirrors: (MirrorPaths | undefined)[] = slices.map(() => undefined);
+  for (const found of out.endpoints) {
+    const mirrored = mirrorEndpoints(found.object);
+    for (const p of mirrored.problems) problems.push({ ...p, path: below(found.path, p.path) });
+    for (const { slice, paths: parts } of mirrored.slices) {
+      slices.push(slice);
+      paths.push(found.path);
+      mirrors.push(parts);
+    }
+  }
+  const prefer = preferGivenSlices(
+    slices,
+    mirrors.map((m) => m !== undefined),
+  );
+  for (const i of prefer.dropped) problems.push(givenSlicesNote(paths[i] ?? "", sliceServiceName(slices[i])));
+  const kept = (_: unknown, i: number) => prefer.keep[i] === true;
+  if (note !== undefined) problems.push(note);
+  return {
+    services: out.services,
+    endpointSlices: slices.filter(kept) as EndpointSlice[],
+    servicePaths: out.servicePaths,
+    endpointSlicePaths: paths.filter(kept),
+    endpointSliceMirrors: mirrors.filter(kept),
+    skipped: out.skipped,
+    problems,
+  };
+}
+
+/**
+ * Splits a Kubernetes `List` (or a typed list: `ServiceList`, `EndpointSliceList`,
+ * `EndpointsList`, or any other, whose items are then skipped) into Services and EndpointSlices,
+ * keeping each object's original path. Never throws; items of other kinds are left out with
+ * one note (see {@link validateObjectKinds}), Endpoints become slices (see `mirrorEndpoints`),
+ * and a List inside the List is read too.
  *
  * @param list - the parsed `kubectl ... -o json` (or `-o yaml`) output
+ * @param options - the namespace of objects that name none (default `default`)
  * @returns the two arrays, the paths they came from, and the problems
  * @example
  * const split = splitKubernetesList({ apiVersion: "v1", kind: "List", items: [
@@ -202,44 +398,91 @@ function emptySplit(r: Report): SplitList & Collector {
  * split.servicePaths       // ["items[1]"]
  * split.endpointSlicePaths // ["items[0]"]
  */
-export function splitKubernetesList(list: unknown): SplitList {
+export function splitKubernetesList(list: unknown, options: ReadOptions = {}): SplitList {
   const r = new Report();
-  const out = emptySplit(r);
+  const out = emptyCollector(options);
   if (!isObject(list)) {
     r.error("TYPE", undefined, `expected a Kubernetes List, got ${describe(list)}`);
-    return out;
+    return finish(r, out);
   }
   const kind = list.kind ?? "List";
-  if (typeof kind !== "string" || !Object.hasOwn(LIST_KINDS, kind)) {
+  if (typeof kind !== "string" || !isListKind(kind)) {
     r.error(
       "UNKNOWN_KIND",
       "kind",
-      `${show(kind)} is not a list kind (List, ServiceList or EndpointSliceList)`,
+      `${show(kind)} is not a list kind (List, ServiceList, EndpointSliceList …)`,
     );
-    return out;
+    return finish(r, out);
   }
   collectItems(r, { ...list, kind }, out);
-  return out;
+  return finish(r, out);
 }
 
 /**
  * Splits the documents of a YAML stream (or one document) into Services and EndpointSlices.
- * Each document is a Service, an EndpointSlice or a List of them; a single document's paths
- * start at its root (`spec.ports[0]`), several documents' at `documents[i]`.
+ * Each document is an object or a List of them; a single document's paths start at its root
+ * (`spec.ports[0]`), several documents' at `documents[i]`.
  *
+ * @param options - the namespace of objects that name none (default `default`)
  * @example
  * splitKubernetesDocuments([{ kind: "Service", metadata: {} }, { kind: "List", items: [] }]).servicePaths
  * // ["documents[0]"]
  */
-export function splitKubernetesDocuments(documents: readonly unknown[]): SplitList {
+export function splitKubernetesDocuments(
+  documents: readonly unknown[],
+  options: ReadOptions = {},
+): SplitList {
   const r = new Report();
-  const out = emptySplit(r);
+  const out = emptyCollector(options);
   if (documents.length === 1) {
     collectObject(r, documents[0], undefined, out);
-    return out;
+    return finish(r, out);
   }
   collectEach(r, "documents", documents, undefined, out);
-  return out;
+  return finish(r, out);
+}
+
+/**
+ * A cluster file's `services` and `endpointSlices` read as a List's items are: an object of
+ * another kind or apiVersion is left out (and named in `skipped`), an object without a namespace
+ * gets the default one. Other values stay for the validator to report.
+ *
+ * @returns the kept objects with their paths (`services[3]`), and the skipped ones
+ * @example
+ * readClusterObjects([{ kind: "Pod" }, { metadata: { name: "web" }, spec: {} }], "services", "Service")
+ * // { objects: [{ metadata: { name: "web", namespace: "default" }, spec: {} }],
+ * //   paths: ["services[1]"], skipped: [{ path: "services[0]", kind: "Pod" }] }
+ */
+export function readClusterObjects(
+  list: readonly unknown[],
+  key: string,
+  kind: ItemKind,
+  options: ReadOptions = {},
+): { objects: unknown[]; paths: string[]; skipped: SkippedObject[] } {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const objects: unknown[] = [];
+  const paths: string[] = [];
+  const skipped: SkippedObject[] = [];
+  list.forEach((item, i) => {
+    const path = `${key}[${i}]`;
+    if (!isObject(item)) {
+      objects.push(item);
+      paths.push(path);
+      return;
+    }
+    const { kind: written, apiVersion } = item;
+    if (typeof written === "string" && written !== "" && written !== kind) {
+      skipped.push({ path, kind: written });
+      return;
+    }
+    if (typeof apiVersion === "string" && apiVersion !== "" && apiVersion !== KINDS[kind]) {
+      skipped.push({ path, kind, apiVersion });
+      return;
+    }
+    objects.push(withNamespace(item, namespace));
+    paths.push(path);
+  });
+  return { objects, paths, skipped };
 }
 
 /**
@@ -264,6 +507,11 @@ export interface ObjectOrigins {
     /** The source of each EndpointSlice. */
     readonly endpointSlices: readonly string[];
   };
+  /**
+   * For each EndpointSlice mirrored from v1 Endpoints, where its parts are in them (problems on
+   * `endpoints[2].addresses[0]` name `subsets[0].addresses[2].ip`); `undefined` for the others.
+   */
+  readonly endpointSliceMirrors?: readonly (MirrorPaths | undefined)[];
 }
 
 /**
@@ -285,8 +533,10 @@ export function relocateProblems(problems: readonly Problem[], origins: ObjectOr
   const pathOf = (head: string, index: string, rest: string): string | undefined => {
     const origin = pick(head, origins)[Number(index)];
     if (origin === undefined) return undefined;
+    const mirror = head === "endpointSlices" ? origins.endpointSliceMirrors?.[Number(index)] : undefined;
+    const inner = mirror === undefined ? rest : mirrorPath(rest, mirror);
     // A lone object is the input's (or its file's) root: its paths start without a dot.
-    return origin === "" ? rest.replace(/^\./, "") : origin + rest;
+    return origin === "" ? inner.replace(/^\./, "") : origin + inner;
   };
   const sourceOf = (head: string, index: string): string | undefined =>
     origins.sources === undefined ? undefined : pick(head, origins.sources)[Number(index)];
@@ -319,19 +569,23 @@ export function remapListPaths(problems: readonly Problem[], split: SplitList): 
   return relocateProblems(problems, {
     services: split.servicePaths,
     endpointSlices: split.endpointSlicePaths,
+    endpointSliceMirrors: split.endpointSliceMirrors,
   });
 }
 
 /**
- * Validates a Kubernetes List of Services and EndpointSlices: its kinds, then every object as
- * {@link validateClusterInput} does, with paths naming the List's items.
+ * Validates a Kubernetes List of Services, EndpointSlices and Endpoints: its kinds, then every
+ * object as {@link validateClusterInput} does, with paths naming the List's items.
  *
  * @example
  * validateKubernetesList({ kind: "List", items: [{ kind: "Pod" }] })
- * // [{ code: "UNKNOWN_KIND", path: "items[0]", … }]
+ * // [{ code: "OTHER_KIND", path: "", severity: "warning", message: "skipped 1 object of another kind: Pod (1)" }]
  */
-export function validateKubernetesList(list: unknown, options: ValidateOptions = {}): Problem[] {
-  const split = splitKubernetesList(list);
+export function validateKubernetesList(
+  list: unknown,
+  options: ValidateOptions & ReadOptions = {},
+): Problem[] {
+  const split = splitKubernetesList(list, options);
   const found = validateClusterInput(
     { services: split.services, endpointSlices: split.endpointSlices },
     options,

@@ -5,7 +5,13 @@
  * @module
  */
 import { type Problem, problem } from "../errors.js";
-import type { ObjectOrigins } from "./list.js";
+import {
+  givenSlicesNote,
+  type MirrorPaths,
+  preferGivenSlices,
+  sliceServiceName,
+} from "./endpoints-mirror.js";
+import { type ObjectOrigins, type SkippedObject, skippedNote } from "./list.js";
 import type { ReadResult } from "./read-value.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "./types.js";
 import { validateClusterInput } from "./validate.js";
@@ -41,6 +47,8 @@ function clusterShapeProblems(input: ClusterInput): Problem[] {
  * and so will those found later (`prepareCluster` with these `origins`): `formatProblem` prints
  * them as `b.yaml: items[3].spec.ports[0].port: …`. The input is `null` when a source
  * could not be read, or when more than one gives a config (which would win is not obvious).
+ * Objects of other kinds are named in one note for all sources, and slices mirrored from
+ * Endpoints give way to slices of the same Service given in any source.
  *
  * @example
  * const merged = mergeClusterReads([
@@ -55,10 +63,14 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
   const endpointSlices: EndpointSlice[] = [];
   const origins = { services: [] as string[], endpointSlices: [] as string[] };
   const sources = { services: [] as string[], endpointSlices: [] as string[] };
+  const mirrors: (MirrorPaths | undefined)[] = [];
+  const skipped: SkippedObject[] = [];
   let config: { readonly value: ProxyConfigInput; readonly source: string } | undefined;
   let readable = true;
   for (const { source, read } of reads) {
-    for (const p of read.problems) problems.push({ ...p, source });
+    // The sources' notes on skipped kinds become one, below.
+    for (const p of read.problems) if (p.code !== "OTHER_KIND") problems.push({ ...p, source });
+    for (const object of read.skipped ?? []) skipped.push({ ...object, source });
     const input = read.input;
     if (input === null) {
       readable = false;
@@ -94,16 +106,36 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
     };
     add(input.services, "services", services);
     add(input.endpointSlices, "endpointSlices", endpointSlices);
+    const own = read.origins.endpointSliceMirrors;
+    for (let i = 0; i < (input.endpointSlices?.length ?? 0); i++) mirrors.push(own?.[i]);
   }
+  // Slices mirrored from one file's Endpoints give way to the same Service's slices in another.
+  const mirrored = mirrors.map((m) => m !== undefined);
+  const prefer = mirrored.includes(true)
+    ? preferGivenSlices(endpointSlices, mirrored)
+    : { keep: mirrored.map(() => true), dropped: [] };
+  for (const i of prefer.dropped) {
+    const note = givenSlicesNote(origins.endpointSlices[i] ?? "", sliceServiceName(endpointSlices[i]));
+    problems.push({ ...note, source: sources.endpointSlices[i] ?? "" });
+  }
+  const kept = (_: unknown, i: number) => prefer.keep[i] === true;
+  const note = skippedNote(skipped);
+  if (note !== undefined) problems.push(note);
   const input: ClusterInput = {
     ...(config === undefined ? {} : { config: config.value }),
     services,
-    endpointSlices,
+    endpointSlices: endpointSlices.filter(kept),
   };
   return {
     input: readable ? input : null,
     shape: "list",
-    origins: { ...origins, sources },
+    origins: {
+      services: origins.services,
+      endpointSlices: origins.endpointSlices.filter(kept),
+      sources: { services: sources.services, endpointSlices: sources.endpointSlices.filter(kept) },
+      endpointSliceMirrors: mirrors.filter(kept),
+    },
     problems,
+    skipped,
   };
 }

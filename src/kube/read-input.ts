@@ -7,7 +7,17 @@
  *
  * @module
  */
-import { type Document, isCollection, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
+import {
+  type Document,
+  isCollection,
+  isScalar,
+  LineCounter,
+  parseAllDocuments,
+  type ScalarTag,
+  type Tags,
+  visit,
+} from "yaml";
+import type { ReadOptions } from "./list.js";
 import {
   type ReadResult,
   readClusterJson,
@@ -15,8 +25,36 @@ import {
   unreadable,
   withoutByteOrderMark,
 } from "./read-value.js";
+import { goYamlNumber, NUMBER_START } from "./yaml-numbers.js";
 
 export { type ReadResult, readClusterValue } from "./read-value.js";
+
+const INT_TAG = "tag:yaml.org,2002:int";
+const FLOAT_TAG = "tag:yaml.org,2002:float";
+const TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp";
+
+/** go-yaml v2's numbers (see `yaml-numbers.ts`); text it does not read as a number stays text. */
+const goNumber: ScalarTag = {
+  tag: INT_TAG,
+  default: true,
+  test: NUMBER_START,
+  identify: (value) => typeof value === "number",
+  resolve: (text) => goYamlNumber(text) ?? text,
+};
+
+/**
+ * The YAML 1.1 schema as kubectl reads it: the `yaml` package's 1.1 booleans and nulls (the
+ * same as go-yaml v2's), its numbers replaced by go-yaml's, and no sexagesimal numbers or
+ * timestamps (go-yaml leaves both as text when the target is JSON).
+ */
+function kubectlTags(tags: Tags): Tags {
+  const kept = tags.filter((t) => {
+    const name = typeof t === "string" ? t : t.tag;
+    return name !== INT_TAG && name !== FLOAT_TAG && name !== TIMESTAMP_TAG;
+  });
+  // `!!float` written out reads as a number the same way.
+  return [...kept, goNumber, { ...goNumber, tag: FLOAT_TAG, default: false }];
+}
 
 /** The unreadable-YAML result. */
 function yamlProblem(reason: string, pos: { line: number; col: number } | undefined): ReadResult {
@@ -43,13 +81,16 @@ function isEmptyDocument(doc: Document): boolean {
 }
 
 /**
- * Reads a cluster file or Kubernetes objects from JSON or YAML text.
+ * Reads a cluster file or Kubernetes objects from JSON or YAML text, as kubectl reads them:
+ * YAML 1.1 (`yes` is true, `0120` is 80), objects without a namespace in `options.namespace`
+ * (default `default`), v1 Endpoints as the EndpointSlices mirrored from them, objects of other
+ * kinds skipped with one note.
  *
  * @example
  * readClusterText('{"services": [], "endpointSlices": []}').input // { services: [], endpointSlices: [] }
  */
-export function readClusterText(source: string): ReadResult {
-  return readClusterJson(source) ?? readClusterYaml(source);
+export function readClusterText(source: string, options: ReadOptions = {}): ReadResult {
+  return readClusterJson(source, options) ?? readClusterYaml(source, options);
 }
 
 /**
@@ -58,12 +99,18 @@ export function readClusterText(source: string): ReadResult {
  * @example
  * readClusterYaml("services: []\nendpointSlices: []\n").shape // "cluster"
  */
-export function readClusterYaml(source: string): ReadResult {
+export function readClusterYaml(source: string, options: ReadOptions = {}): ReadResult {
   const text = withoutByteOrderMark(source);
   const lineCounter = new LineCounter();
   // No warnings on the process's stderr: what yaml would warn about is reported below.
-  // `<<` merge keys are read as kubectl (YAML 1.1) reads them.
-  const docs = parseAllDocuments(text, { lineCounter, logLevel: "error", merge: true });
+  // YAML 1.1 with go-yaml v2's scalars and `<<` merge keys, as kubectl reads it.
+  const docs = parseAllDocuments(text, {
+    lineCounter,
+    logLevel: "error",
+    merge: true,
+    version: "1.1",
+    customTags: kubectlTags,
+  });
   const list = Array.isArray(docs) ? docs : [docs];
   const error = list.flatMap((d) => d.errors)[0];
   if (error !== undefined) {
@@ -88,5 +135,5 @@ export function readClusterYaml(source: string): ReadResult {
   if (values.length === 0) {
     return unreadable("the input is empty");
   }
-  return readDocuments(values);
+  return readDocuments(values, options);
 }

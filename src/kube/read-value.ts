@@ -15,7 +15,11 @@ import {
   isKubernetesKind,
   isListObject,
   type ObjectOrigins,
+  type ReadOptions,
+  readClusterObjects,
+  type SkippedObject,
   type SplitList,
+  skippedNote,
   splitKubernetesDocuments,
 } from "./list.js";
 import type { ClusterInput } from "./types.js";
@@ -41,8 +45,13 @@ export interface ReadResult {
    * `services[i]` / `endpointSlices[j]` can be reported where the user wrote them.
    */
   readonly origins: ObjectOrigins;
-  /** Problems that make the text unreadable. */
+  /**
+   * Errors that make the text unreadable, and notes (warnings): objects of other kinds skipped
+   * (one `OTHER_KIND` note), Endpoints whose Service's slices are given too.
+   */
   readonly problems: readonly Problem[];
+  /** Objects left out for their kind or apiVersion (the `OTHER_KIND` note names them). */
+  readonly skipped?: readonly SkippedObject[];
 }
 
 const NO_ORIGINS = { services: [], endpointSlices: [] };
@@ -52,32 +61,70 @@ function fromSplit(split: SplitList): ReadResult {
   return {
     input: { services: split.services, endpointSlices: split.endpointSlices },
     shape: "list",
-    origins: { services: split.servicePaths, endpointSlices: split.endpointSlicePaths },
+    origins: {
+      services: split.servicePaths,
+      endpointSlices: split.endpointSlicePaths,
+      endpointSliceMirrors: split.endpointSliceMirrors,
+    },
     problems: split.problems,
+    skipped: split.skipped,
   };
 }
 
 /**
- * Reads an already parsed JSON/YAML value.
+ * Reads an already parsed JSON/YAML value: Kubernetes objects (they have a kind), or a cluster
+ * file. Objects without a namespace are read in `options.namespace` (default `default`).
  *
  * @example
- * readClusterValue({ services: [], endpointSlices: [] }).shape // "cluster"
- * readClusterValue({ kind: "ServiceList", items: [] }).shape    // "list"
+ * readClusterValue({ kind: "Service", metadata: { name: "web" }, spec: {} }).input?.services?.[0]?.metadata
+ * // { name: "web", namespace: "default" }
  */
-export function readClusterValue(value: unknown): ReadResult {
+export function readClusterValue(value: unknown, options: ReadOptions = {}): ReadResult {
   if (!isObject(value)) {
     // The validator's own problem, so that the CLI and validateClusterInput say the same thing.
     return { input: null, shape: null, origins: NO_ORIGINS, problems: validateClusterInput(value) };
   }
   // Kubernetes objects say what they are; a cluster file has no kind.
   if (isKubernetesKind(value.kind)) {
-    const split = splitKubernetesDocuments([value]);
+    const split = splitKubernetesDocuments([value], options);
     // A List without an items array holds nothing to read: no input, only its problem.
     if (isListObject(value) && !Array.isArray(value.items))
       return { input: null, shape: null, origins: NO_ORIGINS, problems: split.problems };
     return fromSplit(split);
   }
-  return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
+  return readClusterFile(value, options);
+}
+
+/**
+ * A cluster file: its objects read as a List's items are (other kinds skipped with a note, the
+ * default namespace where none is given); everything else as written, for the validator.
+ */
+function readClusterFile(value: Readonly<Record<string, unknown>>, options: ReadOptions): ReadResult {
+  const { services, endpointSlices } = value;
+  if (!Array.isArray(services) && !Array.isArray(endpointSlices))
+    return { input: value as ClusterInput, shape: "cluster", origins: NO_ORIGINS, problems: [] };
+  const svc = Array.isArray(services)
+    ? readClusterObjects(services, "services", "Service", options)
+    : undefined;
+  const eps = Array.isArray(endpointSlices)
+    ? readClusterObjects(endpointSlices, "endpointSlices", "EndpointSlice", options)
+    : undefined;
+  const skipped = [...(svc?.skipped ?? []), ...(eps?.skipped ?? [])];
+  const note = skippedNote(skipped);
+  const input = {
+    ...value,
+    ...(svc === undefined ? {} : { services: svc.objects }),
+    ...(eps === undefined ? {} : { endpointSlices: eps.objects }),
+  } as ClusterInput;
+  return {
+    input,
+    shape: "cluster",
+    // With objects left out, the others' indexes moved: each names where it was.
+    origins:
+      skipped.length === 0 ? NO_ORIGINS : { services: svc?.paths ?? [], endpointSlices: eps?.paths ?? [] },
+    problems: note === undefined ? [] : [note],
+    skipped,
+  };
 }
 
 /** The result for text that cannot be read at all, with the line and column when known. */
@@ -97,9 +144,11 @@ export function unreadable(message: string, pos?: { line: number; col: number })
  *
  * @example
  * readClusterJson('{"services": []}')?.shape // "cluster"
+ * readClusterJson('{"kind": "Service", "metadata": {"name": "web"}}', { namespace: "shop" })
+ *   ?.input?.services?.[0]?.metadata.namespace // "shop"
  * readClusterJson("services: []") // null
  */
-export function readClusterJson(source: string): ReadResult | null {
+export function readClusterJson(source: string, options: ReadOptions = {}): ReadResult | null {
   const text = withoutByteOrderMark(source);
   // The first character that is not blank, found without copying a large file as trim() does.
   const start = text.search(/\S/);
@@ -112,10 +161,10 @@ export function readClusterJson(source: string): ReadResult | null {
   } catch (e) {
     // Several JSON documents one after another are read as a stream of documents.
     const documents = parseJsonValues(text);
-    if (documents !== null) return readDocuments(documents);
+    if (documents !== null) return readDocuments(documents, options);
     return jsonProblem(text, e as Error);
   }
-  return readClusterValue(value);
+  return readClusterValue(value, options);
 }
 
 /**
@@ -146,9 +195,9 @@ export function withoutByteOrderMark(source: string): string {
 }
 
 /** Reads the values of a stream's documents: one is read on its own, several as Kubernetes objects. */
-export function readDocuments(values: readonly unknown[]): ReadResult {
-  if (values.length === 1) return readClusterValue(values[0]);
-  return fromSplit(splitKubernetesDocuments(values));
+export function readDocuments(values: readonly unknown[], options: ReadOptions = {}): ReadResult {
+  if (values.length === 1) return readClusterValue(values[0], options);
+  return fromSplit(splitKubernetesDocuments(values, options));
 }
 
 /** The values of text holding several JSON values one after another, or `null` when it does not. */

@@ -303,3 +303,85 @@ export interface ClusterInput {
   /** discovery.k8s.io/v1 EndpointSlices. */
   readonly endpointSlices?: readonly EndpointSlice[];
 }
+
+/**
+ * An address of a v1 Endpoints subset (`subsets[].addresses[]` / `notReadyAddresses[]`).
+ *
+ * @example
+ * const address: EndpointAddress = { ip: "10.244.1.5", nodeName: "node-b", targetRef: { kind: "Pod", name: "web-0" } };
+ */
+export interface EndpointAddress {
+  /** The IP. */
+  readonly ip: string;
+  /** The hostname; kept on the mirrored endpoint. */
+  readonly hostname?: string;
+  /** The node the address is on. */
+  readonly nodeName?: string;
+  /** The object behind the address (a Pod); kept on the mirrored endpoint. */
+  readonly targetRef?: {
+    /** The object's kind (`Pod`). */
+    readonly kind?: string;
+    /** Its namespace. */
+    readonly namespace?: string;
+    /** Its name. */
+    readonly name?: string;
+    /** Its UID. */
+    readonly uid?: string;
+  };
+}
+
+/**
+ * A port of a v1 Endpoints subset.
+ *
+ * @example
+ * const port: EndpointPort = { name: "http", port: 8080, protocol: "TCP" };
+ */
+export interface EndpointPort {
+  /** Name; `""` (the default) for an unnamed one. */
+  readonly name?: string;
+  /** The port. */
+  readonly port: number;
+  /** Protocol; default `TCP`. */
+  readonly protocol?: string;
+  /** Application protocol; ignored. */
+  readonly appProtocol?: string;
+}
+
+/**
+ * A subset of a v1 Endpoints object: addresses that share the same ports.
+ *
+ * @example
+ * const subset: EndpointSubset = {
+ *   addresses: [{ ip: "10.244.1.5" }], notReadyAddresses: [{ ip: "10.244.2.6" }], ports: [{ name: "http", port: 8080 }],
+ * };
+ */
+export interface EndpointSubset {
+  /** Ready addresses. */
+  readonly addresses?: readonly EndpointAddress[] | null;
+  /** Addresses that are not ready. */
+  readonly notReadyAddresses?: readonly EndpointAddress[] | null;
+  /** Ports. */
+  readonly ports?: readonly EndpointPort[] | null;
+}
+
+/**
+ * A v1 Endpoints object, read as the EndpointSlices the control plane mirrors from it.
+ *
+ * @example
+ * // In a List (`kubectl get svc,endpoints -A -o json`), read as the EndpointSlices mirrored from it:
+ * const endpoints: Endpoints = {
+ *   apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "default" },
+ *   subsets: [{ addresses: [{ ip: "10.244.1.5" }], ports: [{ name: "http", port: 8080 }] }],
+ * };
+ * splitKubernetesList({ kind: "List", items: [service, endpoints] }).endpointSlices.length // 1
+ */
+export interface Endpoints {
+  /** `v1`. */
+  readonly apiVersion?: string;
+  /** `Endpoints`. */
+  readonly kind?: string;
+  /** Metadata; the name is the Service's. */
+  readonly metadata?: ObjectMeta;
+  /** Subsets. */
+  readonly subsets?: readonly EndpointSubset[] | null;
+}

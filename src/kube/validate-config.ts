@@ -1,9 +1,13 @@
 /**
  * Validation of a cluster file's `config` (the node's proxy settings). Every field is optional;
- * defaults are applied elsewhere.
+ * defaults are applied elsewhere. These are kube-proxy's settings, not API objects: the rules
+ * are kube-proxy's configuration checks (`pkg/proxy/apis/config/validation`), with CIDRs and IPs
+ * read as kube-proxy reads them (sloppily), plus what the rules text cannot carry.
  *
  * @module
  */
+
+import { parseCidr } from "../model/ip.js";
 import {
   asNumber,
   asObject,
@@ -90,17 +94,22 @@ export function validateConfig(r: Report, root: JsonObject): void {
   const family = asString(r, "ipFamily", config.ipFamily);
   if (family !== undefined) checkEnum(r, "ipFamily", family, FAMILIES, "an IP family");
 
+  // Output: the hostname is compared with endpoints' nodeName only, but is text-checked as every
+  // string that may reach rule text.
   const hostname = asString(r, "hostname", config.hostname);
   if (hostname !== undefined) checkSafeText(r, "hostname", hostname);
 
+  // kube-proxy: node IPs (from the Node object or --bind-address) read sloppily.
   checkStringList(r, "nodeIPs", config.nodeIPs, (r, i, ip) => void checkIP(r, i, ip));
   checkLabels(r, "nodeLabels", config.nodeLabels);
   validateDetectLocal(r, config);
 
   for (const key of BOOLEAN_KEYS) readBoolean(r, config, key);
+  // kube-proxy: validateKubeProxyIPTablesConfiguration, the mark bit is 0-31.
   const bit = asNumber(r, "masqueradeBit", config.masqueradeBit);
   if (bit !== undefined) checkInteger(r, "masqueradeBit", bit, 0, 31, "a mark bit");
 
+  // kube-proxy: nodePortAddresses are CIDRs, or the single word "primary".
   const addresses = checkStringList(r, "nodePortAddresses", config.nodePortAddresses, (r, i, text) => {
     if (text !== "primary") checkCIDR(r, i, text);
   });
@@ -121,11 +130,17 @@ function validateDetectLocal(r: Report, config: JsonObject): void {
   const detect = asObject(r, "detectLocal", config.detectLocal);
   if (detect === undefined) return;
   r.enter("detectLocal");
+  // kube-proxy: validateDetectLocalConfiguration (a known mode; BridgeInterface and
+  // InterfaceNamePrefix need their name). Output: the interface name follows `-i`, so it must be
+  // one iptables reads as a name (see interfaceName).
   const mode = asRequired(r, "mode", detect.mode, asString, `is required (${choices(DETECT_MODES)})`);
   if (mode !== undefined && checkEnum(r, "mode", mode, DETECT_MODES, "a detect-local mode")) {
     checkKnownKeys(r, detect, DETECT_KEYS[mode], `detectLocal mode ${mode}`);
     if (mode === "ClusterCIDR" || mode === "NodeCIDR") {
-      checkStringList(r, "cidrs", detect.cidrs, (r, i, text) => void checkCIDR(r, i, text));
+      const used = new Set<string>();
+      checkStringList(r, "cidrs", detect.cidrs, (r, i, text) => {
+        if (checkCIDR(r, i, text)) checkDetectCIDR(r, i, text, used);
+      });
     } else if (mode === "BridgeInterface") {
       const name = asRequired(
         r,
@@ -147,4 +162,26 @@ function validateDetectLocal(r: Report, config: JsonObject): void {
     }
   }
   r.leave();
+}
+
+/**
+ * A detect-local CIDR of prefix length 0. kube-proxy takes the first CIDR of each family
+ * (getLocalDetectors, MapCIDRsByIPFamily) and writes it as `-s CIDR` / `! -s CIDR` without
+ * checking its length; `! -s 0.0.0.0/0` (or `::/0`) is then refused by iptables-restore on the
+ * nf_tables backend (EINVAL), so every sync of such a kube-proxy fails. Output: refused here,
+ * naming the field, rather than written. A later CIDR of the same family is unused, and not
+ * checked.
+ *
+ * @param used - the families whose first CIDR was seen
+ */
+function checkDetectCIDR(r: Report, index: number, text: string, used: Set<string>): void {
+  const cidr = parseCidr(text);
+  if (cidr === null || used.has(cidr.family)) return;
+  used.add(cidr.family);
+  if (cidr.prefix !== 0) return;
+  r.error(
+    "INVALID_VALUE",
+    index,
+    `${show(text)} covers every ${cidr.family} address: the rule kube-proxy would write for it (! -s ${cidr.text}) is refused by iptables-restore on the nf_tables backend; give the pods' CIDR`,
+  );
 }

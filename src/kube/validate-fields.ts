@@ -143,7 +143,7 @@ export function objectAt(r: Report, items: readonly unknown[], index: number): J
   return undefined;
 }
 
-/** Checks a port number: an integer 1–65535. */
+/** Checks a port number: an integer 1–65535 (API server: `IsValidPortNum`). */
 export function checkPort(r: Report, key: PathKey, value: number): boolean {
   if (Number.isInteger(value) && value >= 1 && value <= 65535) return true;
   r.error("INVALID_VALUE", key, `${show(value)} is not a port number (1-65535)`);
@@ -177,7 +177,10 @@ export function checkEnum<T extends string>(
   return false;
 }
 
-/** Checks that a string can be written into rule text: no quotes, backslashes or control characters. */
+/**
+ * Checks that a string can be written into rule text: no quotes, backslashes or control
+ * characters. Output, not an API server rule: for strings whose own rule would let them through.
+ */
 export function checkSafeText(r: Report, key: PathKey, value: string): boolean {
   const bad = unsafeTextProblem(value);
   if (bad === undefined) return true;
@@ -219,7 +222,10 @@ export function checkUniqueName(
   return false;
 }
 
-/** Checks an IP address (of `family`, when given). */
+/**
+ * Checks an IP address (of `family`, when given), as the API server's legacy IP fields take it
+ * (`IsValidIPForLegacyField`: sloppy, see `addresses.ts`).
+ */
 export function checkIP(r: Report, key: PathKey, value: string, family?: IPFamily): boolean {
   const bad = ipProblem(value, family);
   if (bad === undefined) return true;
@@ -227,7 +233,10 @@ export function checkIP(r: Report, key: PathKey, value: string, family?: IPFamil
   return false;
 }
 
-/** Checks a CIDR; `text` is what is parsed (trimmed, say), `value` what the message shows. */
+/**
+ * Checks a CIDR (`IsValidCIDRForLegacyField`: sloppy, host bits allowed); `text` is what is parsed
+ * (trimmed, say), `value` what the message shows.
+ */
 export function checkCIDR(r: Report, key: PathKey, value: string, text: string = value): boolean {
   const bad = cidrProblem(text);
   if (bad === undefined) return true;
@@ -271,7 +280,8 @@ export function checkStringMap(r: Report, key: string, v: unknown): JsonObject |
 
 /**
  * Optional labels (the field `key`'s value `v`): string values, keys and values of label syntax
- * (and text-safe, since label values such as the zone or the service name can reach rule text).
+ * (API server: `ValidateLabels`), and text-safe (label values such as the zone or the service
+ * name can reach rule text; label syntax already excludes every unsafe character).
  */
 export function checkLabels(r: Report, key: string, v: unknown): JsonObject | undefined {
   const map = asObject(r, key, v);

@@ -1,5 +1,6 @@
 /**
- * Validation of an object's `metadata`: name, namespace, labels and annotations.
+ * Validation of an object's `metadata` with the API server's `ValidateObjectMeta`: name,
+ * namespace, labels and annotations.
  *
  * @module
  */
@@ -15,7 +16,10 @@ import {
 import { dns1123Label, type NameRule } from "./validate-names.js";
 import type { JsonObject, Report } from "./validate-report.js";
 
-/** Labels that make kube-proxy's informers ignore an object (`pkg/proxy` label selectors). */
+/**
+ * Labels that make kube-proxy's informers ignore an object (`pkg/proxy` label selectors). kube-proxy,
+ * not the API server: such objects are valid and stored.
+ */
 const UNWATCHED_LABELS: readonly string[] = [
   "service.kubernetes.io/service-proxy-name",
   "service.kubernetes.io/headless",
@@ -50,11 +54,16 @@ export function validateMetadata(
   const meta = asRequired(r, "metadata", obj.metadata, asObject, "is required");
   if (meta === undefined) return NONE;
   r.enter("metadata");
+  // API server: a name is required (a stored object has one even when created with generateName)
+  // and follows the kind's rule (ValidateServiceName: DNS-1035 label; ValidateEndpointSliceName:
+  // DNS-1123 subdomain); a namespaced object's namespace is a DNS-1123 label
+  // (ValidateNamespaceName). A missing namespace is defaulted by the readers, as kubectl does.
   const name = asRequired(r, "name", meta.name, asString, "is required");
   const nameOk = name !== undefined && checkUniqueName(r, "name", name, nameRule, noun);
   const namespace = asRequired(r, "namespace", meta.namespace, asString, "is required");
   const namespaceOk =
     namespace !== undefined && checkName(r, "namespace", namespace, dns1123Label, "namespace");
+  // API server: ValidateLabels (qualified-name keys, label values).
   const labels = checkLabels(r, "labels", meta.labels);
   let unwatched = false;
   if (labels !== undefined) {
@@ -66,6 +75,8 @@ export function validateMetadata(
       r.leave();
     }
   }
+  // API server: ValidateAnnotations also checks the keys and the total size; only the value types
+  // are checked here (looser: annotations make no rules).
   checkStringMap(r, "annotations", meta.annotations);
   r.leave();
   return {

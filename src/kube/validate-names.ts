@@ -1,6 +1,8 @@
 /**
- * Name syntax rules (the API server's, plus Linux interface names and text safety). Each
- * function returns why a string breaks the rule, or `undefined` when it follows it.
+ * Name syntax rules: the API server's (apimachinery `k8s.io/apimachinery/pkg/util/validation`,
+ * each rule naming its function), plus Linux interface names and text safety, which protect the
+ * output rather than follow the API server. Each function returns why a string breaks the rule,
+ * or `undefined` when it follows it.
  *
  * @module
  */
@@ -19,7 +21,9 @@ export type NameRule = (text: string) => string | undefined;
 
 /**
  * What makes a string unsafe in rule text: a quote, backslash, newline, NUL or other control
- * character; `undefined` when there is none.
+ * character; `undefined` when there is none. Not an API server rule (free-text fields such as
+ * label values of other syntaxes or the node's hostname could hold them): it protects the output,
+ * where such a character would change the structure of the iptables text.
  *
  * @example
  * unsafeTextProblem('a"b') // "a double quote"
@@ -59,7 +63,7 @@ function unsafeCharAt(text: string): number {
   return -1;
 }
 
-/** DNS-1035 label (Service names). */
+/** DNS-1035 label, at most 63 characters (`IsDNS1035Label`; Service names: `ValidateServiceName`). */
 export const dns1035Label: NameRule = (text) => {
   if (text.length > 63) return "at most 63 characters";
   if (!DNS1035_LABEL.test(text)) {
@@ -68,7 +72,11 @@ export const dns1035Label: NameRule = (text) => {
   return undefined;
 };
 
-/** DNS-1123 label (namespaces, endpoint hostnames). */
+/**
+ * DNS-1123 label, at most 63 characters (`IsDNS1123Label`): namespaces (`ValidateNamespaceName`),
+ * Service and EndpointSlice port names (`validateServicePort` and discovery `validatePorts` call
+ * `ValidateDNS1123Label`: `80`, `80-8080` and 63-character names are valid), endpoint hostnames.
+ */
 export const dns1123Label: NameRule = (text) => {
   if (text.length > 63) return "at most 63 characters";
   if (!DNS1123_LABEL.test(text)) {
@@ -77,7 +85,10 @@ export const dns1123Label: NameRule = (text) => {
   return undefined;
 };
 
-/** DNS-1123 subdomain (EndpointSlice names, node names, DNS names). */
+/**
+ * DNS-1123 subdomain, at most 253 characters (`IsDNS1123Subdomain`): EndpointSlice names
+ * (`ValidateEndpointSliceName`), node names (`ValidateNodeName`), DNS names.
+ */
 export const dns1123Subdomain: NameRule = (text) => {
   if (text.length > 253) return "at most 253 characters";
   if (!DNS1123_SUBDOMAIN.test(text)) {
@@ -86,7 +97,11 @@ export const dns1123Subdomain: NameRule = (text) => {
   return undefined;
 };
 
-/** IANA_SVC_NAME (port names): the API server's `IsValidPortName`. */
+/**
+ * IANA_SVC_NAME, the API server's `IsValidPortName`: at most 15 characters, at least one letter,
+ * no `-` at either end or twice in a row. Only a Service port's `targetPort` given by name
+ * (`ValidatePortNumOrName`) is checked this way; port names themselves are DNS-1123 labels.
+ */
 export const portName: NameRule = (text) => {
   if (text.length > 15) return "at most 15 characters";
   if (!IANA_SVC_NAME_CHARS.test(text)) return "only lowercase letters, digits and '-'";
@@ -96,7 +111,7 @@ export const portName: NameRule = (text) => {
   return undefined;
 };
 
-/** A label value (may be empty). */
+/** A label value, at most 63 characters, may be empty (`IsValidLabelValue`). */
 export const labelValue: NameRule = (text) => {
   if (text.length > 63) return "at most 63 characters";
   if (!LABEL_VALUE.test(text)) {
@@ -105,7 +120,7 @@ export const labelValue: NameRule = (text) => {
   return undefined;
 };
 
-/** A label key: a qualified name, `[prefix/]name`. */
+/** A label key: a qualified name, `[prefix/]name` (`IsQualifiedName`; the prefix a DNS-1123 subdomain). */
 export const labelKey: NameRule = (text) => {
   const slash = text.indexOf("/");
   const name = slash < 0 ? text : text.slice(slash + 1);
@@ -134,7 +149,11 @@ function interfaceRule(max: number, what: string): NameRule {
   };
 }
 
-/** A Linux interface name (`IFNAMSIZ` 16, so 15 characters). */
+/**
+ * A Linux interface name (`IFNAMSIZ` 16, so 15 characters; the kernel's `dev_valid_name`). Not an
+ * API server rule: kube-proxy writes it after `-i`, so a name iptables would read as an option or
+ * a wildcard is refused to protect the output.
+ */
 export const interfaceName: NameRule = interfaceRule(15, "");
 
 /** An interface name prefix: iptables appends `+`, which must still fit in 15 characters. */

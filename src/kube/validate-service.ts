@@ -1,9 +1,17 @@
 /**
- * Validation of one v1 Service with the API server's rules (`ValidateService`), plus warnings
- * for what kube-proxy skips and text-safety checks for what reaches rule text.
+ * Validation of one v1 Service with the API server's rules (`pkg/apis/core/validation`:
+ * `ValidateService`, `validateServicePort`, `ValidateServiceClusterIPsRelatedFields`,
+ * `ValidateLoadBalancerStatus`), plus warnings for what kube-proxy skips and text-safety checks
+ * for what reaches rule text. Each check names the rule it follows: "API server: …" for the API
+ * server's, "kube-proxy: …" for what kube-proxy itself skips, "Output: …" for what is refused only
+ * because it cannot be written into the rules. A stored object was validated when it was
+ * written, so rules the API server applies only to new or changed values (the strict IP forms of
+ * StrictIPCIDRValidation) are not applied.
  *
  * @module
  */
+
+import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
 import {
@@ -17,10 +25,10 @@ import {
   checkEnum,
   checkInteger,
   checkIP,
+  checkLabels,
   checkName,
   checkPort,
   checkStringList,
-  checkStringMap,
   checkUniqueName,
   isAbsent,
   objectAt,
@@ -28,7 +36,7 @@ import {
   typeError,
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
-import { dns1035Label, dns1123Subdomain, portName } from "./validate-names.js";
+import { dns1035Label, dns1123Label, dns1123Subdomain, labelKey, portName } from "./validate-names.js";
 import { type JsonObject, type Report, show } from "./validate-report.js";
 
 const TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"] as const;
@@ -89,6 +97,8 @@ export function validateService(
     const type = found.type;
     const ips = found.clusterIPs;
     validateStatus(r, svc, type);
+    // kube-proxy: ShouldSkipService (no cluster IP, "None", ExternalName) and the informers'
+    // label selectors; the API server stores such Services.
     let skipped = true;
     if (meta.unwatched) {
       // already reported
@@ -138,9 +148,16 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
 
   const clusterIPs = validateClusterIPs(r, spec, type);
   const headless = clusterIPs[0] === "None";
-  const { names: portNames, protocols: portProtocols } = validatePorts(r, spec, type, headless, nodePorts);
+  const { names: portNames, protocols: portProtocols } = validatePorts(r, spec, type, headless);
+
+  // API server: a headless Service cannot be a NodePort or LoadBalancer Service.
+  if (headless && (type === "NodePort" || type === "LoadBalancer")) {
+    r.error("INVALID_VALUE", "clusterIP", `"None" (headless) is not allowed for a ${type} Service`);
+  }
 
   const externalIPs = checkStringList(r, "externalIPs", spec.externalIPs, checkExternalIP);
+  // API server: source ranges only on a LoadBalancer Service, each trimmed of spaces, a CIDR
+  // (IsValidCIDRForLegacyField; kube-proxy's MapCIDRsByIPFamily trims and parses them sloppily).
   const ranges = checkStringList(
     r,
     "loadBalancerSourceRanges",
@@ -155,6 +172,10 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     );
   }
 
+  // API server: validateServiceExternalTrafficPolicy. The policy may be set only when the Service
+  // is externally accessible (apiservice.ExternallyAccessible), a node port for health checks only
+  // when it needs one (NeedsHealthCheck: LoadBalancer with policy Local). Both are defaulted when
+  // absent, which the API server's Required checks assume.
   const external = nodePorts || (type === "ClusterIP" && externalIPs !== undefined && externalIPs.length > 0);
   const etp = asString(r, "externalTrafficPolicy", spec.externalTrafficPolicy);
   if (
@@ -169,6 +190,7 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
       `${show(etp)} may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)`,
     );
   }
+  // API server: validateServiceInternalTrafficFieldsValue (defaulted when absent).
   const itp = asString(r, "internalTrafficPolicy", spec.internalTrafficPolicy);
   if (itp !== undefined) checkEnum(r, "internalTrafficPolicy", itp, POLICIES, "a traffic policy");
 
@@ -185,6 +207,7 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
 
   validateAffinity(r, spec);
 
+  // API server: an ExternalName Service needs a DNS-1123 subdomain (a trailing dot allowed).
   if (type === "ExternalName") {
     const name = asRequired(
       r,
@@ -205,10 +228,12 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     asString(r, "externalName", spec.externalName);
   }
 
+  // API server: validateServiceTrafficDistribution (PreferClose; later releases add the others).
   const distribution = asString(r, "trafficDistribution", spec.trafficDistribution);
   if (distribution !== undefined)
     checkEnum(r, "trafficDistribution", distribution, DISTRIBUTIONS, "a traffic distribution");
 
+  // API server: allocateLoadBalancerNodePorts only on a LoadBalancer Service.
   const allocate = asBoolean(r, "allocateLoadBalancerNodePorts", spec.allocateLoadBalancerNodePorts);
   if (allocate !== undefined && type !== "LoadBalancer" && type !== undefined) {
     r.error(
@@ -217,16 +242,21 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
       `may only be set on a LoadBalancer Service, not a ${type} Service`,
     );
   }
-  checkStringMap(r, "selector", spec.selector);
+  // API server: the selector is a label map (ValidateLabels).
+  checkLabels(r, "selector", spec.selector);
   return { type, clusterIPs, portNames, portProtocols };
 }
 
-/** The Service type (default ClusterIP), or `undefined` when it is not a known one. */
+/** The Service type (default ClusterIP), or `undefined` when it is not a known one (API server: supportedServiceType). */
 function readType(r: Report, spec: JsonObject): ServiceType | undefined {
   const text = asString(r, "type", spec.type) ?? "ClusterIP";
   return checkEnum(r, "type", text, TYPES, "a Service type") ? text : undefined;
 }
 
+/**
+ * API server: each external IP is an IP (IsValidIPForLegacyField: legacy spellings stay valid in
+ * stored objects) and not a special address (ValidateNonSpecialIP, on the sloppily parsed value).
+ */
 function checkExternalIP(r: Report, index: number, ip: string): void {
   if (!checkIP(r, index, ip)) return;
   const special = specialIPProblem(ip);
@@ -238,6 +268,13 @@ function checkSourceRange(r: Report, index: number, text: string): void {
   checkCIDR(r, index, text, text.trim());
 }
 
+/**
+ * API server: ValidateServiceClusterIPsRelatedFields. clusterIPs[0] equals clusterIP (the API
+ * server fills clusterIPs from clusterIP, so a clusterIP alone is read as both), "None" only alone
+ * and first, at most two, one per family, each an IP (IsValidIPForLegacyField: `010.0.0.1` and
+ * `::ffff:10.0.0.1` stay valid in stored objects; the family is the sloppy parser's, so an
+ * IPv4-mapped address is IPv4, as kube-proxy's GetClusterIPByFamily reads it).
+ */
 function validateClusterIPs(r: Report, spec: JsonObject, type: ServiceType | undefined): string[] {
   const single = asString(r, "clusterIP", spec.clusterIP);
   const list = asArray(r, "clusterIPs", spec.clusterIPs);
@@ -316,6 +353,11 @@ function checkClusterIP(
   return family;
 }
 
+/**
+ * API server: ipFamilies are IPv4 or IPv6, without duplicates, each matching its cluster IP's
+ * family (IsIPv6String, sloppy); ipFamilyPolicy one of the three. SingleStack with two families
+ * is refused by the registry when the Service is written (alloc.go), so no stored Service has it.
+ */
 function validateFamilies(
   r: Report,
   spec: JsonObject,
@@ -361,15 +403,15 @@ function validateFamilies(
 }
 
 /**
- * Validates `spec.ports`; returns their names and protocols. Duplicates are found by scanning
- * earlier ports: Services have few.
+ * Validates `spec.ports` (API server: validateServicePort, and ValidateService's duplicate
+ * checks); returns their names and protocols. Duplicates are found by scanning earlier ports:
+ * Services have few.
  */
 function validatePorts(
   r: Report,
   spec: JsonObject,
   type: ServiceType | undefined,
   headless: boolean,
-  nodePortsAllowed: boolean,
 ): PortFacts {
   const ports = asArray(r, "ports", spec.ports);
   if (ports === undefined || ports.length === 0) {
@@ -400,14 +442,18 @@ function validatePorts(
     if (port === undefined) continue;
     r.enter(i);
     const name = asString(r, "name", port.name) ?? "";
+    // API server: a name is required when there are several ports, and is a DNS-1123 label
+    // (ValidateDNS1123Label, not IANA_SVC_NAME: "80", "80-8080" and 63 characters are valid).
     if (name === "") {
       if (several) r.error("REQUIRED", "name", "is required when a Service has several ports");
-    } else if (checkName(r, "name", name, portName, "port name")) {
+    } else if (checkName(r, "name", name, dns1123Label, "port name")) {
       const first = names.indexOf(name);
       if (first >= 0 && first < i)
         r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
       else names[i] = name;
     }
+    // API server: supportedPortProtocols (defaulted to TCP); the port a valid number, unique with
+    // its protocol.
     const protocolText = asString(r, "protocol", port.protocol) ?? "TCP";
     const protocol = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol") ? protocolText : "";
     protocols[i] = protocol;
@@ -419,14 +465,12 @@ function validatePorts(
       else numbers[i] = number;
     }
     validateTargetPort(r, port);
+    // API server: no node port on a ClusterIP Service (other types are not checked here);
+    // node ports unique with their protocol.
     const nodePort = asNumber(r, "nodePort", port.nodePort);
     if (nodePort !== undefined && nodePort !== 0 && checkPort(r, "nodePort", nodePort)) {
-      if (!nodePortsAllowed && type !== undefined) {
-        r.error(
-          "INVALID_VALUE",
-          "nodePort",
-          `${nodePort} is set, but only NodePort and LoadBalancer Services have node ports`,
-        );
+      if (type === "ClusterIP") {
+        r.error("INVALID_VALUE", "nodePort", `${nodePort} is set, but a ClusterIP Service has no node ports`);
       } else if (protocol !== "") {
         const first = findPair(nodePorts, protocols, nodePort, protocol, i);
         if (first >= 0)
@@ -438,7 +482,9 @@ function validatePorts(
         else nodePorts[i] = nodePort;
       }
     }
-    asString(r, "appProtocol", port.appProtocol);
+    // API server: appProtocol is a qualified name (ValidateQualifiedName).
+    const appProtocol = asString(r, "appProtocol", port.appProtocol);
+    if (appProtocol !== undefined) checkName(r, "appProtocol", appProtocol, labelKey, "application protocol");
     r.leave();
   }
   r.leave();
@@ -459,6 +505,10 @@ function findPair(
   return -1;
 }
 
+/**
+ * API server: ValidatePortNumOrName. A number is a port number, a name is an IANA_SVC_NAME
+ * (IsValidPortName). 0 and "" are what the API server defaults to the port itself.
+ */
 function validateTargetPort(r: Report, port: JsonObject): void {
   const target = port.targetPort;
   if (isAbsent(target) || target === 0 || target === "") return;
@@ -467,6 +517,10 @@ function validateTargetPort(r: Report, port: JsonObject): void {
   else typeError(r, "targetPort", "a port number or name", target);
 }
 
+/**
+ * API server: supportedSessionAffinityType; with ClientIP the timeout is 1-86400 seconds
+ * (validateClientIPAffinityConfig, defaulted to 10800), with None there is no config.
+ */
 function validateAffinity(r: Report, spec: JsonObject): void {
   const affinity = asString(r, "sessionAffinity", spec.sessionAffinity) ?? "None";
   const known = checkEnum(r, "sessionAffinity", affinity, AFFINITIES, "a session affinity");
@@ -487,6 +541,10 @@ function validateAffinity(r: Report, spec: JsonObject): void {
   r.leave();
 }
 
+/**
+ * API server: ValidateLoadBalancerStatus. Ingress only on a LoadBalancer Service (unless the
+ * AllowServiceLBStatusOnNonLB gate is on).
+ */
 function validateStatus(r: Report, svc: JsonObject, type: ServiceType | undefined): void {
   const status = asObject(r, "status", svc.status);
   if (status === undefined) return;
@@ -516,24 +574,37 @@ function validateIngress(r: Report, ingress: readonly unknown[], index: number):
   const entry = objectAt(r, ingress, index);
   if (entry === undefined) return;
   r.enter(index);
+  // API server: the IP is an IP (IsValidIPForLegacyField, legacy spellings valid; kube-proxy
+  // parses it sloppily); the hostname a DNS-1123 subdomain that is not an IP (net.ParseIP, which
+  // is strict: `010.1.2.3` is a valid hostname); an ipMode only with an IP.
   const ip = asString(r, "ip", entry.ip) ?? "";
   if (ip !== "") checkIP(r, "ip", ip);
   const hostname = asString(r, "hostname", entry.hostname) ?? "";
   if (hostname !== "") {
-    if (ipFamilyOf(hostname) !== undefined)
+    if (isStrictIP(hostname))
       r.error("INVALID_VALUE", "hostname", `${show(hostname)} is an IP address, not a DNS name`);
     else checkUniqueName(r, "hostname", hostname, dns1123Subdomain, "DNS name");
   }
   const mode = asString(r, "ipMode", entry.ipMode);
   if (mode !== undefined && checkEnum(r, "ipMode", mode, IP_MODES, "an IP mode")) {
     if (ip === "") r.error("INVALID_VALUE", "ipMode", `${show(mode)} may only be set together with ip`);
+    // kube-proxy: IsVIPMode; an ingress IP in Proxy mode gets no rules (1.29+).
     else if (mode === "Proxy" && r.honorIPMode)
       r.warn("SKIPPED", "ipMode", `"Proxy": kube-proxy makes no rules for this ingress IP`);
   }
+  // kube-proxy: an ingress without an IP gets no rules.
   if (ip === "") {
     const what =
       hostname === "" ? "ingress without ip or hostname" : `hostname-only ingress ${show(hostname)}`;
     r.warn("SKIPPED", undefined, `${what}: kube-proxy makes no rules for it`);
   }
   r.leave();
+}
+
+/** Scratch space for {@link isStrictIP}. */
+const strictGroups = new Uint16Array(8);
+
+/** Whether Go's `net.ParseIP` (strict: no leading zeros, no zone) reads the text as an address. */
+function isStrictIP(text: string): boolean {
+  return scanIPv4(text, 0, text.length) >= 0 || scanIPv6(text, strictGroups);
 }

@@ -1,6 +1,9 @@
 /**
  * Validation of one discovery.k8s.io/v1 EndpointSlice with the API server's rules
- * (`ValidateEndpointSlice`), plus warnings for what kube-proxy skips and text-safety checks.
+ * (`pkg/apis/discovery/validation`: `ValidateEndpointSlice`, `validateEndpoints`,
+ * `validatePorts`), plus warnings for what kube-proxy skips and text-safety checks. As in
+ * `validate-service.ts`, each check says whose rule it is: "API server", "kube-proxy" (what it
+ * skips) or "Output" (refused only because it cannot be written into the rules).
  *
  * @module
  */
@@ -25,7 +28,7 @@ import {
   stringAt,
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
-import { dns1123Label, dns1123Subdomain, labelValue, portName } from "./validate-names.js";
+import { dns1123Label, dns1123Subdomain, labelKey, labelValue } from "./validate-names.js";
 import { isObject, type JsonObject, type NamespacedIndex, type Report, show } from "./validate-report.js";
 import { hasPort, type ServiceInfo } from "./validate-service.js";
 
@@ -58,6 +61,8 @@ export function validateEndpointSlice(
   if (slice === undefined) return;
   r.enter(index);
   const meta = validateMetadata(r, slice, dns1123Subdomain, "EndpointSlice name");
+  // kube-proxy: a slice is read only with a kubernetes.io/service-name label (the API server does
+  // not require one).
   const label = meta.labels?.[SERVICE_NAME_LABEL];
   // An invalid label value is an error of its own (checkLabels); it names no Service, and must
   // not be echoed raw into the "no Service" warning below (it may hold control characters).
@@ -74,6 +79,7 @@ export function validateEndpointSlice(
     r.leave();
   }
 
+  // API server: validateAddressType (required, one of three); kube-proxy ignores FQDN slices.
   const typeText = asRequired(
     r,
     "addressType",
@@ -109,6 +115,7 @@ export function validateEndpointSlice(
   }
   validatePorts(r, slice, service);
   if (meta.name !== undefined && meta.namespace !== undefined) {
+    // API server: one object per namespace and name.
     const first = seen.add(meta.namespace, meta.name, index);
     if (first !== undefined) {
       r.error(
@@ -122,6 +129,7 @@ export function validateEndpointSlice(
 }
 
 function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressType | undefined): void {
+  // API server: at most 1000 endpoints.
   const endpoints = asArray(r, "endpoints", slice.endpoints);
   if (endpoints === undefined) return;
   r.enter("endpoints");
@@ -143,6 +151,8 @@ function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressTyp
 }
 
 function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressType | undefined): void {
+  // API server: 1 to 100 addresses. An endpoint without addresses is only warned about (looser
+  // than the API server): kube-proxy skips it, and the rest of the slice is still usable.
   const addresses = asArray(r, "addresses", endpoint.addresses);
   if (addresses === undefined || addresses.length === 0) {
     r.warn("SKIPPED", undefined, "endpoint without addresses: kube-proxy ignores it");
@@ -169,6 +179,8 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
     asBoolean(r, "terminating", conditions.terminating);
     r.leave();
   }
+  // API server: nodeName a node name (DNS-1123 subdomain), zone a label value, hostname a
+  // DNS-1123 label, hints at most 8 zones (label values) and nodes (node names), no duplicates.
   const nodeName = asString(r, "nodeName", endpoint.nodeName);
   if (nodeName !== undefined) checkName(r, "nodeName", nodeName, dns1123Subdomain, "node name");
   const zone = asString(r, "zone", endpoint.zone);
@@ -185,8 +197,16 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
   }
 }
 
+/**
+ * API server: an FQDN address is a DNS name; an IPv4 / IPv6 address is an address of that family
+ * (IsValidIPv4Address / IsValidIPv6Address, later IsValidIPForLegacyField: parsed sloppily, so
+ * `010.0.0.1` and, in an IPv4 slice, `::ffff:10.0.0.1` are valid in stored objects) that is not
+ * special (ValidateNonSpecialIP). kube-proxy (1.31+) writes `ParseIPSloppy(address).String()`.
+ */
 function checkAddress(r: Report, index: number, address: string, addressType: AddressType | undefined): void {
   if (addressType === "FQDN") {
+    // Looser than the API server's IsFullyQualifiedDomainName (two labels at least): kube-proxy
+    // ignores FQDN slices, so only the syntax and text safety are checked.
     checkUniqueName(r, index, address, dns1123Subdomain, "DNS name");
     return;
   }
@@ -194,14 +214,23 @@ function checkAddress(r: Report, index: number, address: string, addressType: Ad
   // valid IPv4 address is its own canonical form).
   if (addressType !== "IPv6") {
     const v4 = scanIPv4(address, 0, address.length);
-    if (v4 < 0 && !checkIP(r, index, address, addressType)) return;
-    reportSpecial(r, index, address, v4 < 0 ? specialIPProblem(address) : specialIPv4Problem(v4));
+    if (v4 >= 0) {
+      reportSpecial(r, index, address, specialIPv4Problem(v4));
+      return;
+    }
+    // A legacy spelling (leading zeros, IPv4-mapped): valid, but not in the form kube-proxy
+    // writes, so the model builder rewrites it.
+    if (!checkIP(r, index, address, addressType)) return;
+    r.nonCanonicalIPs++;
+    reportSpecial(r, index, address, specialIPProblem(address));
     return;
   }
   // IPv6 likewise, and whether it is written canonically (else the model builder rewrites it).
   const groups = scanValidIPv6(address);
   if (groups === null) {
-    checkIP(r, index, address, addressType);
+    if (!checkIP(r, index, address, addressType)) return;
+    r.nonCanonicalIPs++;
+    reportSpecial(r, index, address, specialIPProblem(address));
     return;
   }
   if (!isCanonicalIPv6(address, groups)) r.nonCanonicalIPs++;
@@ -238,6 +267,8 @@ function validateHints(r: Report, hints: JsonObject, key: "forZones" | "forNodes
 }
 
 function validatePorts(r: Report, slice: JsonObject, service: ServiceInfo | undefined): void {
+  // API server: validatePorts. Names are DNS-1123 labels (ValidateDNS1123Label, as a Service's
+  // port names), unique; protocols one of three; appProtocol a qualified name.
   const ports = asArray(r, "ports", slice.ports);
   if (ports === undefined) return;
   r.enter("ports");
@@ -250,7 +281,7 @@ function validatePorts(r: Report, slice: JsonObject, service: ServiceInfo | unde
     if (port === undefined) continue;
     r.enter(i);
     const name = asString(r, "name", port.name) ?? "";
-    let nameOk = name === "" || checkName(r, "name", name, portName, "port name");
+    let nameOk = name === "" || checkName(r, "name", name, dns1123Label, "port name");
     if (nameOk) {
       const first = names?.get(name);
       if (first !== undefined) {
@@ -262,19 +293,23 @@ function validatePorts(r: Report, slice: JsonObject, service: ServiceInfo | unde
     }
     const protocolText = asString(r, "protocol", port.protocol) ?? "TCP";
     const protocolOk = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol");
+    // kube-proxy: a port without a number, or 0, is skipped. The API server does not check the
+    // number's range; Output: anything else but 1-65535 cannot be written after
+    // --to-destination (iptables-restore would refuse the whole payload), so it is refused.
     const numberValue = port.port;
     const number = asNumber(r, "port", numberValue);
-    const numberOk =
-      number === undefined ? numberValue === null || numberValue === undefined : checkPort(r, "port", number);
-    if (number === undefined && numberOk)
-      r.warn("SKIPPED", "port", "no port number: kube-proxy ignores this port");
-    asString(r, "appProtocol", port.appProtocol);
+    const absent = number === undefined ? numberValue === null || numberValue === undefined : number === 0;
+    const numberOk = absent || (number !== undefined && checkPort(r, "port", number));
+    if (absent && numberOk) r.warn("SKIPPED", "port", "no port number: kube-proxy ignores this port");
+    const appProtocol = asString(r, "appProtocol", port.appProtocol);
+    if (appProtocol !== undefined) checkName(r, "appProtocol", appProtocol, labelKey, "application protocol");
     if (
       service !== undefined &&
       !service.skipped &&
       nameOk &&
       protocolOk &&
       number !== undefined &&
+      !absent &&
       numberOk
     ) {
       if (!hasPort(service, name, protocolText)) {

@@ -134,6 +134,7 @@ function validateServiceList(r: Report, list: readonly unknown[], index: Service
       continue;
     }
     const first = index.valid.add(info.namespace, info.name, info);
+    // API server: one object per namespace and name.
     if (first !== undefined) {
       r.error("DUPLICATE", i, `Service ${info.namespace}/${info.name} is already services[${first.index}]`);
     }
@@ -171,6 +172,7 @@ function validateSliceList(
   }
 }
 
+/** The cluster file's own shape (ours, not the API server's): known keys only. */
 function checkTopKeys(r: Report, input: JsonObject): void {
   if (typeof input.kind === "string" && Array.isArray(input.items)) {
     r.error(

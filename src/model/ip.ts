@@ -1,110 +1,23 @@
 /**
- * IP address and CIDR handling as kube-proxy does it: lenient parsing (legacy leading zeros),
- * canonical printing (IPv4 dotted decimal, IPv6 compressed), network addresses of CIDRs.
+ * IP address and CIDR handling as kube-proxy does it: sloppy parsing (legacy leading zeros read
+ * as decimal, IPv4-mapped IPv6 read as IPv4: see `ip-sloppy.ts`), printing as Go prints a parsed
+ * address (IPv4 dotted decimal, IPv6 compressed), network addresses of CIDRs.
  *
  * @module
  */
 import ipaddr from "ipaddr.js";
+import { formatIPv6Groups, zeroRunLength, zeroRunStart } from "./ip-format.js";
 import { isMapped, scanIPv4, scanIPv6 } from "./ip-scan.js";
+import { formatIP, parseCIDRSloppy, parseIPSloppy } from "./ip-sloppy.js";
 import type { IPFamily } from "./types.js";
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
-
-const IPV4_LENIENT = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** Scratch space for IPv6 groups (the scanner is synchronous, so one buffer is enough). */
 const groups = new Uint16Array(8);
 
-/** Parses an IPv4 address in four-part decimal, leading zeros read as decimal (Go's legacy parser). */
-function parseIPv4Lenient(text: string): ipaddr.IPv4 | null {
-  const m = IPV4_LENIENT.exec(text);
-  if (m === null) return null;
-  const octets = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-  if (octets.some((o) => o > 255)) return null;
-  return new ipaddr.IPv4(octets);
-}
-
-function parseAddress(text: string): Address | null {
-  if (text.includes(":")) {
-    if (!ipaddr.IPv6.isValid(text)) return null;
-    const v6 = ipaddr.IPv6.parse(text);
-    // Go prints an IPv4-mapped address as plain IPv4.
-    return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
-  }
-  return parseIPv4Lenient(text);
-}
-
-/**
- * An IPv6 address whose dotted IPv4 tail has leading zeros (`::ffff:10.0.0.01`), read as Go's
- * lenient parser reads it; null for anything else. ipaddr.js is not used here: it reads the
- * IPv4-compatible `::a.b.c.d` as IPv4-mapped, where Go keeps it IPv6 (`::102:304`).
- */
-function lenientDottedIPv6(text: string): string | null {
-  const colon = text.lastIndexOf(":");
-  if (colon < 0 || !text.includes(".", colon)) return null;
-  const v4 = parseIPv4Lenient(text.slice(colon + 1));
-  if (v4 === null) return null;
-  return scanIPv6(`${text.slice(0, colon + 1)}${v4.toString()}`, groups) ? formatIPv6(groups) : null;
-}
-
-/** Where the leftmost longest run of two or more zero groups starts, or -1 (RFC 5952). */
-function zeroRunStart(g: Uint16Array): number {
-  let bestStart = -1;
-  let bestLength = 1; // a single zero group is not compressed
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    const start = i;
-    while (i < 8 && g[i] === 0) i++;
-    if (i - start > bestLength) {
-      bestStart = start;
-      bestLength = i - start;
-    }
-  }
-  return bestStart;
-}
-
-/** How many zero groups follow from `start` (the run `::` stands for). */
-function zeroRunLength(g: Uint16Array, start: number): number {
-  let i = start;
-  while (i < 8 && g[i] === 0) i++;
-  return i - start;
-}
-
-/**
- * Prints eight scanned IPv6 groups as ipaddr.js's `toString` does (RFC 5952: lower-case hex
- * without leading zeros, the leftmost longest run of two or more zero groups as `::`), and an
- * IPv4-mapped address as plain IPv4, as Go does.
- */
-function formatIPv6(g: Uint16Array): string {
-  if (isMapped(g)) {
-    const hi = g[6] ?? 0;
-    const lo = g[7] ?? 0;
-    return `${hi >>> 8}.${hi & 255}.${lo >>> 8}.${lo & 255}`;
-  }
-  const run = zeroRunStart(g);
-  const runEnd = run < 0 ? 0 : run + zeroRunLength(g, run);
-  let out = "";
-  for (let i = 0; i < 8; ) {
-    if (i === run) {
-      out += "::";
-      i = runEnd;
-      continue;
-    }
-    // No separator right after the `::`.
-    if (i > 0 && i !== runEnd) out += ":";
-    out += (g[i] ?? 0).toString(16);
-    i++;
-  }
-  return out;
-}
-
 const COLON = 58;
 
 /**
- * Whether `text`, scanned into `g`, is already what {@link formatIPv6} would print: then it is
+ * Whether `text`, scanned into `g`, is already what Go's `net.IP.String()` would print: then it is
  * its own canonical form, and no new string is made (most IPv6 input is written canonically).
  */
 export function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
@@ -135,23 +48,26 @@ export function isCanonicalIPv6(text: string, g: Uint16Array): boolean {
 }
 
 /**
- * The canonical text of an IP address, or `null` when it is not one.
+ * The text kube-proxy writes for an IP address (Go's `ParseIPSloppy(text).String()`), or `null`
+ * when it is not one.
  *
- * Strict forms (nearly all input) are handled by hand: IPv4 without leading zeros is already
- * canonical, and strict IPv6 is scanned and printed without ipaddr.js. Only the lenient rest
- * (leading zeros, zone indexes) goes through ipaddr.js.
+ * Strict forms (nearly all input) are handled without allocating: IPv4 without leading zeros is
+ * already in that form, and so is IPv6 written canonically. The rest (leading zeros, IPv4-mapped
+ * IPv6, upper case, uncompressed IPv6) goes through the sloppy parser.
  *
  * @example
- * canonicalIP("172.30.0.041") // "172.30.0.41"
- * canonicalIP("FD00:0::1")    // "fd00::1"
+ * canonicalIP("172.30.0.041")    // "172.30.0.41"
+ * canonicalIP("FD00:0::1")       // "fd00::1"
+ * canonicalIP("::ffff:10.0.0.1") // "10.0.0.1"
  */
 export function canonicalIP(text: string): string | null {
   if (scanIPv4(text, 0, text.length) >= 0) return text;
-  if (scanIPv6(text, groups)) return isCanonicalIPv6(text, groups) ? text : formatIPv6(groups);
-  const dotted = lenientDottedIPv6(text);
-  if (dotted !== null) return dotted;
-  const addr = parseAddress(text);
-  return addr === null ? null : addr.toString();
+  if (scanIPv6(text, groups)) {
+    if (isCanonicalIPv6(text, groups)) return text;
+    if (!isMapped(groups)) return formatIPv6Groups(groups);
+  }
+  const bytes = parseIPSloppy(text);
+  return bytes === null ? null : formatIP(bytes);
 }
 
 /**
@@ -177,40 +93,18 @@ export interface Cidr {
 }
 
 /**
- * Parses a CIDR leniently (as Go's `ParseCIDR` after kube-proxy's clean-up) and clears host bits.
- * Returns `null` when it is not a CIDR.
+ * Parses a CIDR as kube-proxy does (`ParseCIDRSloppy`, then `IPNet.String()`: see
+ * `parseCIDRSloppy`): host bits cleared, leading zeros read as decimal, an IPv4-mapped network
+ * read as IPv4. Returns `null` when it is not a CIDR.
  *
  * @example
- * parseCidr("10.0.0.1/24")?.text // "10.0.0.0/24"
+ * parseCidr("10.0.0.1/24")?.text        // "10.0.0.0/24"
+ * parseCidr("010.000.000.000/008")?.text // "10.0.0.0/8"
  */
 export function parseCidr(text: string): Cidr | null {
-  const slash = text.indexOf("/");
-  if (slash < 0) return null;
-  const addrText = text.slice(0, slash);
-  const prefixText = text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = Number(prefixText);
-  let addr: Address | null;
-  if (addrText.includes(":")) {
-    if (!ipaddr.IPv6.isValid(addrText)) return null;
-    // ipaddr.js reads the IPv4-compatible `::a.b.c.d` as IPv4-mapped; Go does not. The
-    // canonical text (dotless) reads the same in both.
-    const canonical = canonicalIP(addrText);
-    const plain = canonical?.includes(":") === true && !canonical.includes("%");
-    addr = ipaddr.IPv6.parse(plain ? canonical : addrText);
-  } else {
-    addr = parseIPv4Lenient(addrText);
-  }
-  if (addr === null) return null;
-  const bits = addr.kind() === "ipv4" ? 32 : 128;
-  if (prefix > bits) return null;
-  const bytes = addr.toByteArray();
-  for (let i = 0; i < bytes.length; i++) {
-    const keep = Math.max(0, Math.min(8, prefix - i * 8));
-    bytes[i] = (bytes[i] ?? 0) & ((0xff << (8 - keep)) & 0xff);
-  }
-  const network = ipaddr.fromByteArray(bytes).toString();
-  const family: IPFamily = bits === 32 ? "IPv4" : "IPv6";
+  const cidr = parseCIDRSloppy(text);
+  if (cidr === null) return null;
+  const { network, prefix, family } = cidr;
   return { network, prefix, family, text: `${network}/${prefix}` };
 }
 

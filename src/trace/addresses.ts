@@ -44,21 +44,37 @@ export function hostText(bytes: readonly number[]): string {
   return formatHost(bytes);
 }
 
-/** The node's local addresses: the given ones plus the loopback range (what `addrtype LOCAL` sees). */
+/** What the tracer knows of the node's addresses (what `addrtype LOCAL` and routing see). */
 export interface LocalAddresses {
-  /** Canonical texts of the node's addresses. */
+  /** Canonical texts of the node's addresses (the given ones, and the source of a node's packet). */
   readonly addresses: ReadonlySet<string>;
+  /** True when the node's addresses were given: an address not among them is not local. */
+  readonly complete: boolean;
+  /** Addresses known not to be the node's though the list is not complete (cluster IPs, outside sources). */
+  readonly remote: ReadonlySet<string>;
+}
+
+function isLoopback(bytes: readonly number[], text: string): boolean {
+  return (bytes.length === 4 && bytes[0] === 127) || (bytes.length === 16 && text === "::1");
+}
+
+/** Multicast (224.0.0.0/4, ff00::/8) or the limited broadcast: never a node's unicast address. */
+function isGroupAddress(bytes: readonly number[]): boolean {
+  const first = bytes[0] ?? 0;
+  if (bytes.length === 4) return (first & 0xf0) === 0xe0 || bytes.every((x) => x === 255);
+  return first === 0xff;
 }
 
 /**
- * Whether an address is local to the node: one of its addresses, or loopback (127.0.0.0/8 is
- * all local on Linux; ::1 for IPv6).
+ * Whether an address is local to the node: loopback (127.0.0.0/8 is all local on Linux; ::1 for
+ * IPv6) or one of its addresses; null when the tracer cannot know (the node's addresses were
+ * not given and the address is neither loopback nor known to be elsewhere).
  *
  * @example
- * isLocal([127, 0, 0, 5], "127.0.0.5", { addresses: new Set() }) // true
+ * isLocal([127, 0, 0, 5], "127.0.0.5", { addresses: new Set(), complete: false, remote: new Set() }) // true
  */
-export function isLocal(bytes: readonly number[], text: string, local: LocalAddresses): boolean {
-  if (bytes.length === 4 && bytes[0] === 127) return true;
-  if (bytes.length === 16 && text === "::1") return true;
-  return local.addresses.has(text);
+export function isLocal(bytes: readonly number[], text: string, local: LocalAddresses): boolean | null {
+  if (isLoopback(bytes, text) || local.addresses.has(text)) return true;
+  if (local.complete || local.remote.has(text) || isGroupAddress(bytes)) return false;
+  return null;
 }

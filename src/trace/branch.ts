@@ -5,7 +5,7 @@
  * @module
  */
 import type { Fraction } from "./fraction.js";
-import type { SocketAddress, TraceStep } from "./types.js";
+import type { SocketAddress, TraceCondition, TraceStep } from "./types.js";
 
 /** The mutable state of one path; cloned where a statistic match splits it. */
 export interface Branch {
@@ -23,6 +23,19 @@ export interface Branch {
   dport: number;
   /** The packet mark. */
   mark: number;
+  /** The connection's mark (`CONNMARK`, `-m connmark`): 0 for a new connection until a rule sets it. */
+  ctmark: number;
+  /** Connection tracking was turned off for the packet (`NOTRACK`, `CT --notrack`): no NAT. */
+  untracked: boolean;
+  /** The facts this path assumes (see `conditions.ts`). */
+  conditions: TraceCondition[];
+  /**
+   * Addresses this path was routed as not the node's though the node's addresses are not known
+   * (the tracer does not split on routing): later `addrtype` tests agree with that route.
+   */
+  routedRemote: string[];
+  /** The fact splits this path went through: `<id>+` (the fact holds) or `<id>-`, in order. */
+  splits: string[];
   /** The path's probability so far. */
   probability: Fraction;
   /** The rules matched so far. */
@@ -44,5 +57,12 @@ export interface Branch {
  * const other = cloneBranch(b); other.steps.push(step); b.steps.length // unchanged
  */
 export function cloneBranch(b: Branch): Branch {
-  return { ...b, steps: b.steps.slice(), recentSet: b.recentSet.slice() };
+  return {
+    ...b,
+    steps: b.steps.slice(),
+    recentSet: b.recentSet.slice(),
+    conditions: b.conditions.slice(),
+    splits: b.splits.slice(),
+    routedRemote: b.routedRemote.slice(),
+  };
 }

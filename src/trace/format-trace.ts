@@ -4,11 +4,23 @@
  * @module
  */
 import { oneLine } from "../format/one-line.js";
+import { describeConditions } from "./conditions.js";
 import { formatFraction } from "./fraction.js";
-import type { TraceResult } from "./types.js";
+import { formatSocket, outcomeHead, outcomeTail } from "./outcome-text.js";
+import type { TraceOutcome, TraceResult } from "./types.js";
+
+function stepLines(o: TraceOutcome, indent: string): string[] {
+  return o.steps.map((s) => {
+    const share =
+      s.share === null ? "" : `  [${s.matched ? "taken" : "not taken"} ${formatFraction(s.share)}]`;
+    return oneLine(`${indent}${s.table} ${s.chain} #${s.index}${share}  ${s.rule}`);
+  });
+}
 
 /**
- * Prints a trace: one summary line per outcome, each followed by the rules it passed.
+ * Prints a trace: one line per outcome, each followed by the rules it passed. Outcomes that
+ * depend on facts outside the rules are grouped under the place the packet went (service port,
+ * DNAT destination, probability), one line per case: `if <conditions>: <what became of it>`.
  *
  * @param result the trace.
  * @param verbose include the rules of each path (default true).
@@ -18,15 +30,31 @@ import type { TraceResult } from "./types.js";
  * // "default/web:http → 10.244.1.2:8080  p=0.333333333  no masquerade\n    nat PREROUTING #1  -A PREROUTING …\n…"
  */
 export function formatTraceText(result: TraceResult, verbose = true): string {
-  const out: string[] = [];
+  const destination = formatSocket({
+    address: result.packet.destination,
+    port: result.packet.destinationPort,
+  });
+  // Rules (and chain names) are printed as written: a comment may hold a control character.
+  const groups = new Map<string, TraceOutcome[]>();
   for (const o of result.outcomes) {
-    // Rules (and chain names) are printed as written: a comment may hold a control character.
-    out.push(oneLine(o.summary));
-    if (!verbose) continue;
-    for (const s of o.steps) {
-      const share =
-        s.share === null ? "" : `  [${s.matched ? "taken" : "not taken"} ${formatFraction(s.share)}]`;
-      out.push(oneLine(`    ${s.table} ${s.chain} #${s.index}${share}  ${s.rule}`));
+    const head = outcomeHead(o, destination);
+    const key = o.conditions.length === 0 ? `\u0000${groups.size}` : head;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, [o]);
+    else g.push(o);
+  }
+  const out: string[] = [];
+  for (const g of groups.values()) {
+    const first = g[0] as TraceOutcome;
+    if (first.conditions.length === 0) {
+      out.push(oneLine(first.summary));
+      if (verbose) out.push(...stepLines(first, "    "));
+      continue;
+    }
+    out.push(oneLine(`${outcomeHead(first, destination)}, depending on:`));
+    for (const o of g) {
+      out.push(oneLine(`  if ${describeConditions(o.conditions)}: ${outcomeTail(o)}`));
+      if (verbose) out.push(...stepLines(o, "      "));
     }
   }
   out.push(`total p=${formatFraction(result.total)}`);

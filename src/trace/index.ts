@@ -16,6 +16,7 @@
 export type { ChainIndex } from "./chain-index.js";
 export type { CompiledState } from "./compile.js";
 export { compileState } from "./compile.js";
+export { conditionText, describeConditions } from "./conditions.js";
 export { formatTraceText, traceToJson } from "./format-trace.js";
 export type { Fraction } from "./fraction.js";
 export {
@@ -29,17 +30,21 @@ export {
   statisticShare,
   ZERO,
 } from "./fraction.js";
-export { formatSocket, TraceInputError, traceRules } from "./trace.js";
+export { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
+export { TraceInputError, traceRules } from "./trace.js";
 export type {
   AffinityRecord,
+  ConditionKind,
   Origin,
   Packet,
   Route,
   SocketAddress,
+  TraceCondition,
   TraceOptions,
   TraceOutcome,
   TraceProtocol,
   TraceResult,
+  TraceRoute,
   TraceStep,
   Verdict,
 } from "./types.js";

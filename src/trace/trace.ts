@@ -4,13 +4,26 @@
  *
  * @module
  */
+
+import { type CanonicalAddress, canonicalAddress } from "../ir/canonical-address.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
-import { hostBytes, hostText, isLocal, type LocalAddresses } from "./addresses.js";
+import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { type CompiledState, compileState } from "./compile.js";
-import { add, formatFraction, ONE, ZERO } from "./fraction.js";
+import { decide } from "./conditions.js";
+import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
-import type { Packet, Route, TraceOptions, TraceOutcome, TraceResult, TraceStep, Verdict } from "./types.js";
+import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
+import type {
+  Packet,
+  Route,
+  TraceOptions,
+  TraceOutcome,
+  TraceResult,
+  TraceRoute,
+  TraceStep,
+  Verdict,
+} from "./types.js";
 import { walkTable } from "./walk.js";
 
 const PROTOCOL_NUMBERS = { tcp: 6, udp: 17, sctp: 132 } as const;
@@ -63,15 +76,65 @@ interface Final {
 
 interface Env {
   readonly state: CompiledState;
-  readonly base: Omit<MatchContext, "table" | "inInterface" | "ctStates">;
+  readonly base: Omit<MatchContext, "table" | "inInterface" | "outInterface" | "ctStates">;
   readonly packetInterface: string | null;
+  readonly packetOutInterface: string | null;
 }
 
-function ctStates(b: Branch): ReadonlySet<string> {
+interface CompiledRoute {
+  readonly prefix: CanonicalAddress;
+  readonly length: number;
+  readonly name: string;
+}
+
+/** The routes, longest prefix first; a malformed one is a bad input. */
+function compileRoutes(routes: readonly TraceRoute[], family: IPFamily): CompiledRoute[] {
+  const out: CompiledRoute[] = [];
+  for (const r of routes) {
+    const prefix = canonicalAddress(r.destination, family);
+    if (typeof prefix === "string")
+      throw new TraceInputError(`route ${r.destination}: not an ${family} address or prefix (${prefix})`);
+    if (r.interface === "" || r.interface.length > 15 || /[\s/]/.test(r.interface))
+      throw new TraceInputError(
+        `route ${r.destination}: ${JSON.stringify(r.interface)} is not an interface name`,
+      );
+    let length = 0;
+    for (const x of prefix.maskBytes) for (let bit = 128; bit > 0; bit >>= 1) if ((x & bit) !== 0) length++;
+    out.push({ prefix, length, name: r.interface });
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+function ctStates(b: Branch, table: string): ReadonlySet<string> {
+  // The raw table runs before connection tracking: no entry yet, so conntrack sees INVALID
+  // (or UNTRACKED once a raw rule turned tracking off).
+  if (b.untracked) return new Set(["UNTRACKED"]);
+  if (table === "raw") return new Set(["INVALID"]);
   const s = new Set(["NEW"]);
   if (b.dnat !== null) s.add("DNAT");
   if (b.masquerade) s.add("SNAT");
   return s;
+}
+
+/** Where a hook's `-o` looks: no output device before routing and in INPUT, else the route's. */
+type OutSide = "none" | "routed";
+
+/** Whether the path takes its (translated) destination for a node address: known, assumed, or not. */
+function routesLocally(env: Env, b: Branch): boolean {
+  // Routing itself is not split on: an address no rule tested is taken as not the node's.
+  const known = isLocal(b.dst, b.dstText, env.base.local);
+  if (known !== null) return known;
+  const assumed = decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions);
+  if (assumed !== null) return assumed;
+  if (!b.routedRemote.includes(b.dstText)) b.routedRemote.push(b.dstText);
+  return false;
+}
+
+function outInterfaceOf(env: Env, b: Branch, side: OutSide): string | null {
+  if (side === "none") return "";
+  if (env.base.fromNode && routesLocally(env, b)) return "lo";
+  if (env.packetOutInterface !== null) return env.packetOutInterface;
+  return env.base.routeOf(b.dst);
 }
 
 /** Runs paths through a hook's tables; accepted paths come back, the others go to `finals`. */
@@ -79,6 +142,7 @@ function runHook(
   env: Env,
   hook: Hook,
   inInterface: string | null,
+  out: OutSide,
   paths: Branch[],
   route: Route | null,
   finals: Final[],
@@ -88,7 +152,17 @@ function runHook(
     if (!env.state.tables.has(table)) continue;
     const next: Branch[] = [];
     for (const b of current) {
-      const ctx: MatchContext = { ...env.base, table, inInterface, ctStates: ctStates(b) };
+      if (table === "nat" && b.untracked) {
+        next.push(b); // NAT needs a conntrack entry
+        continue;
+      }
+      const ctx: MatchContext = {
+        ...env.base,
+        table,
+        inInterface,
+        outInterface: outInterfaceOf(env, b, out),
+        ctStates: ctStates(b, table),
+      };
       for (const end of walkTable(env.state, table, chain, b, ctx)) {
         if (end.end === "accept") next.push(end.branch);
         else {
@@ -121,13 +195,48 @@ function checkPacket(packet: Packet, family: IPFamily): { src: number[]; dst: nu
   return { src, dst };
 }
 
-function localAddresses(options: TraceOptions, family: IPFamily): LocalAddresses {
+const SERVICE_CHAIN = "KUBE-SERVICES";
+// kube-proxy's comments on the rules that match a cluster IP (iptables mode never assigns one
+// to a node interface): `ns/svc:port cluster IP`, and `… has no endpoints` in filter.
+const CLUSTER_IP_COMMENT = / cluster IP$| has no endpoints$/;
+
+const clusterIPCache = new WeakMap<CompiledState, readonly string[]>();
+
+/** Cluster IPs the rules name: not the node's addresses even when those are not given (cached per state). */
+function clusterIPs(state: CompiledState): readonly string[] {
+  const cached = clusterIPCache.get(state);
+  if (cached !== undefined) return cached;
+  const out: string[] = [];
+  for (const table of ["nat", "filter"]) {
+    for (const rule of state.chain(table, SERVICE_CHAIN)?.rules ?? []) {
+      const d = rule.canonical?.destination;
+      if (d === null || d === undefined || d.negated || rule.comment === null) continue;
+      if (!d.maskBytes.every((x) => x === 255) || !CLUSTER_IP_COMMENT.test(rule.comment)) continue;
+      out.push(hostText(d.bytes));
+    }
+  }
+  clusterIPCache.set(state, out);
+  return out;
+}
+
+function localAddresses(
+  options: TraceOptions,
+  packet: Packet,
+  family: IPFamily,
+  state: CompiledState,
+  source: string,
+): LocalAddresses {
   const addresses = new Set<string>();
   for (const a of options.nodeAddresses ?? []) {
     const bytes = hostBytes(a, family);
     if (bytes !== null) addresses.add(hostText(bytes));
   }
-  return { addresses };
+  const complete = addresses.size > 0;
+  // A node's own packet leaves from one of its addresses; a pod's or an outsider's does not.
+  if (packet.from === "node") addresses.add(source);
+  const remote = new Set<string>(complete ? [] : clusterIPs(state));
+  if (packet.from !== "node" && !addresses.has(source)) remote.add(source);
+  return { addresses, complete, remote };
 }
 
 function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [number[], number][]> {
@@ -145,16 +254,19 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 /**
  * Traces the first packet of a new connection through a kernel state (only `-A` rules count):
  * nat PREROUTING or OUTPUT (DNAT), then filter INPUT or FORWARD (by whether the translated
- * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade). Returns every
- * path with its exact probability; the probabilities sum to 1 unless a path met a rule the
- * tracer does not model (verdict `unknown`). The state's canonical rules and indexes are built
- * on the first trace and reused for the same `state` object.
+ * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade), with every other
+ * table's chains on the way (raw, mangle, security). Returns every path with its exact
+ * probability. A rule that tests a fact the rules do not settle (the interface a route leaves
+ * by, an ipset, whether an address is the node's) splits the path into one outcome per truth,
+ * each listing its `conditions`; for any one truth of the facts the outcomes that hold sum to 1.
+ * A target the tracer cannot follow ends its path as `unknown`. The state's canonical rules and
+ * indexes are built on the first trace and reused for the same `state` object.
  *
  * @param state a kernel state: `generateState(model)` or a parsed `iptables-save` dump.
- * @param packet the packet.
- * @param options the node's addresses and the session-affinity state.
+ * @param packet the packet (its `outInterface` decides every `-o`).
+ * @param options the node's addresses, its routes, and the session-affinity state.
  * @returns every outcome.
- * @throws {TraceInputError} when the packet's addresses are not of the state's family, or a port is out of range.
+ * @throws {TraceInputError} when the packet's addresses are not of the state's family, a port is out of range, or a route is malformed.
  *
  * @example
  * traceRules(generateState(model), {
@@ -166,9 +278,11 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions = {}): TraceResult {
   const family = state.family;
   const { src, dst } = checkPacket(packet, family);
-  const local = localAddresses(options, family);
+  const compiled = compileState(state);
+  const local = localAddresses(options, packet, family, compiled, hostText(src));
+  const routes = compileRoutes(options.routes ?? [], family);
   const env: Env = {
-    state: compileState(state),
+    state: compiled,
     base: {
       family,
       protocolNumber: PROTOCOL_NUMBERS[packet.protocol],
@@ -176,8 +290,12 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       local,
       recent: recentIndex(options, family),
       now: options.now ?? 0,
+      fromNode: packet.from === "node",
+      routeOf: (bytes) => routes.find((r) => inside(bytes, r.prefix))?.name ?? null,
+      budget: { splits: MAX_SPLITS, next: 0 },
     },
-    packetInterface: packet.inInterface ?? null,
+    packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
+    packetOutInterface: packet.outInterface ?? null,
   };
   const start: Branch = {
     src,
@@ -187,6 +305,11 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     sport: packet.sourcePort,
     dport: packet.destinationPort,
     mark: 0,
+    ctmark: 0,
+    untracked: false,
+    conditions: [],
+    splits: [],
+    routedRemote: [],
     probability: ONE,
     steps: [],
     dnat: null,
@@ -196,35 +319,123 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
   };
   const finals: Final[] = [];
   if (packet.from === "node") {
-    for (const b of runHook(env, OUTPUT, "", [start], null, finals)) {
-      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "output";
-      const out = runHook(env, POSTROUTING, "", [b], route, finals);
-      const delivered = route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", out, route, finals) : out;
+    for (const b of runHook(env, OUTPUT, "", "routed", [start], null, finals)) {
+      const route: Route = routesLocally(env, b) ? "local" : "output";
+      const out = runHook(env, POSTROUTING, "", "routed", [b], route, finals);
+      const delivered =
+        route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", "none", out, route, finals) : out;
       for (const d of delivered) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   } else {
-    for (const b of runHook(env, PREROUTING, env.packetInterface, [start], null, finals)) {
-      const route: Route = isLocal(b.dst, b.dstText, local) ? "local" : "forward";
+    const inInterface = env.packetInterface;
+    for (const b of runHook(env, PREROUTING, inInterface, "none", [start], null, finals)) {
+      const route: Route = routesLocally(env, b) ? "local" : "forward";
       const passed =
         route === "local"
-          ? runHook(env, INPUT, env.packetInterface, [b], route, finals)
+          ? runHook(env, INPUT, inInterface, "none", [b], route, finals)
           : runHook(
               env,
               POSTROUTING,
-              env.packetInterface,
-              runHook(env, FORWARD, env.packetInterface, [b], route, finals),
+              inInterface,
+              "routed",
+              runHook(env, FORWARD, inInterface, "routed", [b], route, finals),
               route,
               finals,
             );
       for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   }
+  mergeUndecisive(finals);
+  const needs = new Set<string>();
+  for (const f of finals)
+    for (const c of f.branch.conditions) if (c.kind === "local-address") needs.add(c.subject);
+  return {
+    packet,
+    outcomes: finals.map(toOutcome),
+    total: leastTotal(finals, 0),
+    needsNodeAddress: [...needs],
+  };
+}
+
+/** What an outcome comes to, apart from the rules it passed and the facts it assumed. */
+function resultKey(f: Final): string {
+  const b = f.branch;
+  const dnat = b.dnat === null ? "-" : `${b.dnat.address} ${b.dnat.port}`;
+  const p = `${b.probability.numerator}/${b.probability.denominator}`;
+  return [f.verdict, f.reason, f.route, dnat, b.masquerade, b.mark, b.endpointChain, b.recentSet, p].join(
+    "|",
+  );
+}
+
+/**
+ * Folds the two sides of a split that came to the same result (Docker's `-o docker0 -j DOCKER`
+ * returns and the packet is accepted either way): the outcome does not depend on that fact.
+ * The folded path keeps the rules of the side where the fact does not hold. In place; repeated
+ * until no pair is left, so nested splits fold from the innermost out.
+ */
+function mergeUndecisive(finals: Final[]): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    const sides = new Map<string, number>();
+    for (let i = 0; i < finals.length; i++) {
+      const b = (finals[i] as Final).branch;
+      const last = b.splits[b.splits.length - 1];
+      if (last === undefined) continue;
+      const id = last.slice(0, -1);
+      const key = `${b.splits.slice(0, -1).join(" ")}\u0000${id}\u0000${resultKey(finals[i] as Final)}`;
+      const twin = sides.get(`${key}\u0000${last.endsWith("+") ? "-" : "+"}`);
+      if (twin === undefined) {
+        if (!sides.has(`${key}\u0000${last.slice(-1)}`)) sides.set(`${key}\u0000${last.slice(-1)}`, i);
+        continue;
+      }
+      const keep = last.endsWith("-") ? i : twin;
+      const kept = (finals[keep] as Final).branch;
+      kept.splits.pop();
+      kept.conditions.pop();
+      finals[Math.min(i, twin)] = finals[keep] as Final;
+      finals.splice(Math.max(i, twin), 1);
+      changed = true;
+      break;
+    }
+  }
+}
+
+// Far more than real rule sets need (a Docker node's FORWARD splits a path two or three times),
+// and a bound on the paths one trace can make.
+const MAX_SPLITS = 512;
+
+/**
+ * The probability the paths account for in the worst truth of the facts: a split on a fact makes
+ * alternatives (the least of the two sides counts), a statistic split makes shares (they add).
+ */
+function leastTotal(finals: readonly Final[], depth: number): Fraction {
   let total = ZERO;
-  const outcomes = finals.map((f) => {
-    total = add(total, f.branch.probability);
-    return toOutcome(f);
-  });
-  return { packet, outcomes, total };
+  const bySplit = new Map<string, { holds: Final[]; not: Final[] }>();
+  for (const f of finals) {
+    const s = f.branch.splits[depth];
+    if (s === undefined) {
+      total = add(total, f.branch.probability);
+      continue;
+    }
+    const id = s.slice(0, -1);
+    let g = bySplit.get(id);
+    if (g === undefined) {
+      g = { holds: [], not: [] };
+      bySplit.set(id, g);
+    }
+    (s.endsWith("+") ? g.holds : g.not).push(f);
+  }
+  for (const g of bySplit.values()) {
+    const a = leastTotal(g.holds, depth + 1);
+    const b = leastTotal(g.not, depth + 1);
+    total = add(total, compare(a, b) <= 0 ? a : b);
+  }
+  return total;
+}
+
+function compare(a: Fraction, b: Fraction): number {
+  const d = a.numerator * b.denominator - b.numerator * a.denominator;
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
 const SERVICE_PORT_NAME = /^[^\s/]+\/[^\s]+$/;
@@ -240,34 +451,9 @@ function servicePortOf(steps: readonly TraceStep[]): string | null {
   return null;
 }
 
-/**
- * An address and port as Kubernetes prints an endpoint: `ip:port`, `[ipv6]:port`.
- *
- * @example
- * formatSocket({ address: "fd00::1", port: 80 }) // "[fd00::1]:80"
- */
-export function formatSocket(s: { readonly address: string; readonly port: number }): string {
-  return s.address.indexOf(":") >= 0 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
-}
-
 function toOutcome(f: Final): TraceOutcome {
   const b = f.branch;
-  const servicePort = servicePortOf(b.steps);
-  const p = formatFraction(b.probability);
-  const who = servicePort ?? "(no service)";
-  let summary: string;
-  if (f.verdict === "accepted") {
-    const where =
-      b.dnat === null
-        ? `${formatSocket({ address: b.dstText, port: b.dport })} (no DNAT)`
-        : formatSocket(b.dnat);
-    summary = `${who} → ${where}  p=${p}  ${b.masquerade ? "masquerade" : "no masquerade"}`;
-  } else {
-    const last = b.steps[b.steps.length - 1];
-    const why = f.verdict === "unknown" ? f.reason : last?.comment;
-    summary = `${who} → ${f.verdict.toUpperCase()}  p=${p}${why === null || why === undefined ? "" : `  (${why})`}`;
-  }
-  return {
+  const facts: OutcomeFacts = {
     verdict: f.verdict,
     unknownReason: f.reason,
     route: f.route,
@@ -275,10 +461,11 @@ function toOutcome(f: Final): TraceOutcome {
     masquerade: b.masquerade,
     mark: b.mark,
     endpointChain: b.endpointChain,
-    servicePort,
+    servicePort: servicePortOf(b.steps),
     recentSet: b.recentSet,
+    conditions: b.conditions,
     probability: b.probability,
     steps: b.steps,
-    summary,
   };
+  return { ...facts, summary: outcomeSummary(facts, formatSocket({ address: b.dstText, port: b.dport })) };
 }

@@ -46,8 +46,18 @@ export interface Packet {
   readonly protocol: TraceProtocol;
   /** Where the packet enters. */
   readonly from: Origin;
-  /** The input interface (`-i`), for `pod` and `external`; rules that test it are unknown without it. */
+  /**
+   * The input interface (`-i`), for `pod` and `external`. Without it, a rule that tests `-i`
+   * splits the path on an `in-interface` condition.
+   */
   readonly inInterface?: string;
+  /**
+   * The interface the route to the (translated) destination leaves by, for `-o` in FORWARD,
+   * OUTPUT and POSTROUTING, whatever the destination. Without it, a rule that tests `-o` splits
+   * the path on an `out-interface` condition about the route to the address the packet has
+   * then. A packet for a node address leaves by `lo` (from the node) or by none (INPUT).
+   */
+  readonly outInterface?: string;
 }
 
 /**
@@ -80,6 +90,63 @@ export interface TraceOptions {
   readonly affinity?: readonly AffinityRecord[];
   /** The current time in seconds, for `--seconds` (default: 0). */
   readonly now?: number;
+  /**
+   * The node's routes, for `-o`: the interface the route to an address leaves by, the longest
+   * matching prefix winning (`{ destination: "10.244.1.0/24", interface: "cni0" }`). A packet's
+   * {@link Packet.outInterface} wins over them; an address no route covers makes `-o` a condition.
+   */
+  readonly routes?: readonly TraceRoute[];
+}
+
+/**
+ * A route: packets to `destination` (an address or CIDR of the traced family) leave by `interface`.
+ *
+ * @example
+ * // Routes for -o matches: the longest prefix decides the packet's out-interface.
+ * traceRules(state, packet, { routes: [{ destination: "10.244.0.0/24", interface: "cbr0" }, { destination: "0.0.0.0/0", interface: "eth0" }] });
+ */
+export interface TraceRoute {
+  /** The destination prefix (`10.244.1.0/24`, `fd00::/64`, or one address). */
+  readonly destination: string;
+  /** The output interface. */
+  readonly interface: string;
+}
+
+/**
+ * What a condition is about: `out-interface` (the route to `subject` leaves by interface `test`),
+ * `in-interface` (the packet arrives on `test`), `local-address` (`subject` is an address of the
+ * node: the node's addresses were not given), `match` (an iptables match the tracer cannot
+ * evaluate, `test`, holds for the packet `subject`: ipset contents, physdev, rpfilter, owner of a
+ * local socket, rate limits…).
+ *
+ * @example
+ * const kind: ConditionKind = "out-interface"; // the path depends on the packet's route
+ */
+export type ConditionKind = "out-interface" | "in-interface" | "local-address" | "match";
+
+/**
+ * A fact an outcome depends on. In JSON:
+ * `{"kind":"out-interface","subject":"10.244.2.21","test":"docker0","holds":false,"text":"the route to 10.244.2.21 does not leave by docker0"}`.
+ *
+ * @example
+ * // A path that depends on something the rules cannot decide (here, which interface the route takes):
+ * const outcome = traceRules(state, packet).outcomes.find((o) => o.conditions.length > 0);
+ * outcome?.conditions[0] // { kind: "out-interface", … }
+ */
+export interface TraceCondition {
+  /** What the fact is about. */
+  readonly kind: ConditionKind;
+  /**
+   * The address the route is for (`out-interface`), the address (`local-address`), the packet as
+   * `src:sport → dst:dport` at the rule (`match`), `""` (`in-interface`).
+   */
+  readonly subject: string;
+  /** The interface name or pattern (`docker0`, `cali+`), the match as iptables-save prints it, or `""`. */
+  readonly test: string;
+  /** Whether the outcome assumes the fact true or false. */
+  readonly holds: boolean;
+  /** The condition in words. */
+  readonly text: string;
 }
 
 /**
@@ -137,7 +204,21 @@ export interface SocketAddress {
 }
 
 /**
- * One way the packet can go, with its probability.
+ * One way the packet can go, with its probability. In JSON (`traceToJson`):
+ *
+ * ```json
+ * {"verdict":"accepted","unknownReason":null,"route":"forward",
+ *  "dnat":{"address":"10.244.2.21","port":8080},"masquerade":false,"mark":0,
+ *  "endpointChain":"KUBE-SEP-…","servicePort":"default/web:http","recentSet":[],
+ *  "conditions":[{"kind":"out-interface","subject":"10.244.2.21","test":"docker0","holds":true,
+ *                 "text":"the route to 10.244.2.21 leaves by docker0"}],
+ *  "probability":{"numerator":"1","denominator":"2","decimal":"0.500000000"},
+ *  "steps":[…],"summary":"default/web:http → 10.244.2.21:8080  p=0.500000000  no masquerade  if …"}
+ * ```
+ *
+ * `probability` is the path's probability given its `conditions`: outcomes whose conditions
+ * contradict each other are alternatives, not shares, and for any one truth of the facts the
+ * outcomes that hold sum to 1.
  *
  * @example
  * const outcome = traceRules(state, packet).outcomes[0];
@@ -165,11 +246,17 @@ export interface TraceOutcome {
   readonly servicePort: string | null;
   /** The `recent` lists this packet sets (session affinity records it makes). */
   readonly recentSet: readonly string[];
-  /** The exact probability of this path. */
+  /** The facts this path assumes, in the order the rules tested them; empty when it depends on none. */
+  readonly conditions: readonly TraceCondition[];
+  /** The exact probability of this path (given its conditions). */
   readonly probability: Fraction;
   /** The rules the path matched, in order. */
   readonly steps: readonly TraceStep[];
-  /** One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`. */
+  /**
+   * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`,
+   * the DNAT destination named whatever the verdict (`… → 10.244.1.2:8080  DROPPED  p=…`), the
+   * conditions last (`  if the route to 10.244.1.2 leaves by docker0`).
+   */
   readonly summary: string;
 }
 
@@ -186,6 +273,14 @@ export interface TraceResult {
   readonly packet: Packet;
   /** Every path, in the order the rules produce them. */
   readonly outcomes: readonly TraceOutcome[];
-  /** The sum of the outcomes' probabilities (exactly 1 unless a rule could not be evaluated). */
+  /**
+   * The outcomes' probabilities summed within one truth of the conditions (the least such sum):
+   * exactly 1, a check that no share was lost.
+   */
   readonly total: Fraction;
+  /**
+   * The addresses whose being a node address decides an outcome (`local-address` conditions):
+   * non-empty only when the node's addresses were not given.
+   */
+  readonly needsNodeAddress: readonly string[];
 }

@@ -6,10 +6,12 @@
  * @module
  */
 
+import type { GenericTarget } from "../ir/canonical-types.js";
 import { hostBytes, hostText } from "./addresses.js";
 import { type Branch, cloneBranch } from "./branch.js";
 import { candidates } from "./chain-index.js";
 import { type CompiledChain, type CompiledRule, type CompiledState, ruleText } from "./compile.js";
+import { condition } from "./conditions.js";
 import { type Fraction, fraction, multiply } from "./fraction.js";
 import { type MatchContext, matchRule } from "./match.js";
 import type { TraceStep } from "./types.js";
@@ -106,6 +108,26 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
       return unknownEnd(b, `cannot read ${ctx.table} ${chain.name} rule ${rule.index}: ${rule.error ?? ""}`);
     const m = matchRule(canonical, b, ctx);
     if (m.kind === "no") continue;
+    if (m.kind === "depends") {
+      if (ctx.budget.splits <= 0) {
+        b.steps.push(step(ctx.table, chain, rule, true, null));
+        return unknownEnd(
+          b,
+          `too many conditions on one trace (${ctx.table} ${chain.name} rule ${rule.index})`,
+        );
+      }
+      ctx.budget.splits--;
+      // Both truths of the fact go on from this rule again, now decided.
+      frame.i--;
+      const other = cloneBranch(b);
+      const id = ctx.budget.next++;
+      other.conditions.push(condition(m.fact, false));
+      other.splits.push(`${id}-`);
+      b.conditions.push(condition(m.fact, true));
+      b.splits.push(`${id}+`);
+      work.push({ branch: other, frames: frames.map((f) => ({ ...f })) });
+      continue;
+    }
     if (m.kind === "unknown") {
       b.steps.push(step(ctx.table, chain, rule, true, null));
       return unknownEnd(b, `${m.reason} (${ctx.table} ${chain.name} rule ${rule.index})`);
@@ -173,11 +195,87 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         return unknownEnd(b, `-j ${target.name}`);
       case "reject":
         return { branch: b, end: "reject", reason: null };
-      case "generic":
-        return unknownEnd(b, `unknown target -j ${target.name}`);
+      case "generic": {
+        const end = genericTarget(target, b, ctx);
+        if (end === null) continue;
+        return unknownEnd(b, end);
+      }
     }
   }
   return unknownEnd(b, "too many rules on one path (a loop?)");
+}
+
+// Targets that leave the packet's path as it is (they log, count, or change what no rule here
+// tests: TTL, TOS, MSS, checksums, security labels) and let it go on to the next rule.
+const NON_TERMINATING = new Set([
+  "LOG",
+  "NFLOG",
+  "ULOG",
+  "TRACE",
+  "AUDIT",
+  "CHECKSUM",
+  "CLASSIFY",
+  "CONNSECMARK",
+  "SECMARK",
+  "DSCP",
+  "TOS",
+  "ECN",
+  "TTL",
+  "HL",
+  "TCPMSS",
+  "TCPOPTSTRIP",
+  "IDLETIMER",
+  "LED",
+  "RATEEST",
+  "SET",
+  "TEE",
+]);
+
+function markOption(target: GenericTarget, name: string): number | null {
+  const o = target.options.find((x) => x.name === name);
+  if (o === undefined) return null;
+  const n = Number((o.values[0] ?? "").split("/")[0]);
+  return Number.isInteger(n) ? n >>> 0 : null;
+}
+
+/**
+ * A target the canonical form keeps generic: null when the path goes on with the next rule (after
+ * its effect on the packet), else why the tracer stops.
+ */
+function genericTarget(target: GenericTarget, b: Branch, ctx: MatchContext): string | null {
+  const name = target.name;
+  if (NON_TERMINATING.has(name)) return null;
+  if (name === "NOTRACK" || (name === "CT" && target.options.some((o) => o.name === "--notrack"))) {
+    if (ctx.table !== "raw") return `-j ${name} outside the raw table`;
+    b.untracked = true; // no conntrack entry: the nat table is not consulted, ctstate UNTRACKED
+    return null;
+  }
+  if (name === "CT") return null; // zone, helper, timeout: nothing the rules here test
+  if (name === "CONNMARK") return connmark(target, b);
+  if (name === "NFQUEUE") return `-j ${name} hands the packet to user space`;
+  return `-j ${name}: a target the tracer does not model`;
+}
+
+/** CONNMARK (xt_connmark revision 1): set, save (packet → connection) or restore (connection → packet). */
+function connmark(target: GenericTarget, b: Branch): string | null {
+  const set = target.options.find((o) => o.name === "--set-xmark");
+  if (set !== undefined) {
+    const [value, mask] = (set.values[0] ?? "").split("/").map((x) => Number(x) >>> 0);
+    b.ctmark = ((b.ctmark & ~(mask ?? 0)) ^ (value ?? 0)) >>> 0;
+    return null;
+  }
+  const nfmask = markOption(target, "--nfmask");
+  const ctmask = markOption(target, "--ctmask");
+  if (nfmask === null || ctmask === null) return "-j CONNMARK with options the tracer does not model";
+  if (target.options.some((o) => o.name === "--save-mark")) {
+    b.ctmark = ((b.ctmark & ~ctmask) ^ (b.mark & nfmask)) >>> 0;
+    return null;
+  }
+  if (target.options.some((o) => o.name === "--restore-mark")) {
+    b.mark = ((b.mark & ~nfmask) ^ (b.ctmark & ctmask)) >>> 0;
+    return null;
+  }
+  return "-j CONNMARK with options the tracer does not model";
 }
 
 function step(

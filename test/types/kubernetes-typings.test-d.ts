@@ -4,7 +4,11 @@
 // input types are loose where the API types are (`string` for enums, optional `metadata`/`spec`);
 // the validated model stays strict.
 import type * as k8s from "@kubernetes/client-node";
-import type { Service as KtService, ServiceList as KtServiceList } from "kubernetes-types/core/v1.js";
+import type {
+  Endpoints as KtEndpoints,
+  Service as KtService,
+  ServiceList as KtServiceList,
+} from "kubernetes-types/core/v1.js";
 import type { EndpointSlice as KtEndpointSlice } from "kubernetes-types/discovery/v1.js";
 import { describe, expectTypeOf, it } from "vitest";
 import {
@@ -12,6 +16,7 @@ import {
   type ClusterModel,
   createSync,
   type EndpointSlice,
+  type Endpoints,
   modelFromKubernetes,
   type Protocol,
   prepareCluster,
@@ -28,6 +33,7 @@ describe("kubernetes-types objects", () => {
   it("are Services and EndpointSlices", () => {
     expectTypeOf<KtService>().toExtend<Service>();
     expectTypeOf<KtEndpointSlice>().toExtend<EndpointSlice>();
+    expectTypeOf<KtEndpoints>().toExtend<Endpoints>();
   });
 
   it("go into modelFromKubernetes, prepareCluster and createSync().update as they are", () => {
@@ -50,6 +56,7 @@ describe("@kubernetes/client-node objects", () => {
   it("are Services and EndpointSlices", () => {
     expectTypeOf<k8s.V1Service>().toExtend<Service>();
     expectTypeOf<k8s.V1EndpointSlice>().toExtend<EndpointSlice>();
+    expectTypeOf<k8s.V1Endpoints>().toExtend<Endpoints>();
   });
 
   it("go into modelFromKubernetes, prepareCluster and createSync().update as they are", () => {

@@ -1,0 +1,64 @@
+/**
+ * An outcome in words: where the packet went (`default/web:http → 10.244.1.2:8080  p=0.5`),
+ * what became of it (`masquerade`, `DROPPED  (reason)`), and the facts it depends on.
+ *
+ * @module
+ */
+import { describeConditions } from "./conditions.js";
+import { formatFraction } from "./fraction.js";
+import type { TraceOutcome } from "./types.js";
+
+/** The fields the words are made of. */
+export type OutcomeFacts = Omit<TraceOutcome, "summary">;
+
+/**
+ * An address and port as Kubernetes prints an endpoint: `ip:port`, `[ipv6]:port`.
+ *
+ * @example
+ * formatSocket({ address: "fd00::1", port: 80 }) // "[fd00::1]:80"
+ */
+export function formatSocket(s: { readonly address: string; readonly port: number }): string {
+  return s.address.indexOf(":") >= 0 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+}
+
+/**
+ * Where the packet went and how likely: the service port, the DNAT destination (named whatever
+ * became of the packet after it) or the untranslated destination, the probability.
+ *
+ * @example
+ * outcomeHead(outcome) // "default/web:http → 10.244.1.2:8080  p=0.500000000"
+ */
+export function outcomeHead(o: OutcomeFacts, destination: string): string {
+  const who = o.servicePort ?? "(no service)";
+  const where = o.dnat === null ? `${destination} (no DNAT)` : formatSocket(o.dnat);
+  return `${who} → ${where}  p=${formatFraction(o.probability)}`;
+}
+
+/**
+ * What became of the packet: `masquerade` / `no masquerade` when accepted, else the verdict and
+ * why (the unknown reason, or the comment of the rule that decided).
+ *
+ * @example
+ * outcomeTail(outcome) // "DROPPED  (cali:R2AgGWHnVJ4Elk1W)"
+ */
+export function outcomeTail(o: OutcomeFacts): string {
+  if (o.verdict === "accepted") return o.masquerade ? "masquerade" : "no masquerade";
+  const last = o.steps[o.steps.length - 1];
+  // A path that ran off the end of a built-in chain was dropped by its policy, not by the last
+  // rule it matched: that rule's comment would name the wrong reason.
+  const byRule = last !== undefined && /-j (DROP|REJECT)( |$)/.test(last.rule);
+  const why = o.verdict === "unknown" ? o.unknownReason : byRule ? last.comment : "the chain's policy";
+  return `${o.verdict.toUpperCase()}${why === null ? "" : `  (${why})`}`;
+}
+
+/**
+ * The outcome's one line: head, tail, and `if <conditions>` when it depends on any.
+ *
+ * @example
+ * outcomeSummary(outcome, "10.96.0.10:80")
+ * // "default/web:http → 10.244.1.2:8080  p=0.500000000  no masquerade  if the route to 10.244.1.2 leaves by docker0"
+ */
+export function outcomeSummary(o: OutcomeFacts, destination: string): string {
+  const conditions = o.conditions.length === 0 ? "" : `  if ${describeConditions(o.conditions)}`;
+  return `${outcomeHead(o, destination)}  ${outcomeTail(o)}${conditions}`;
+}
