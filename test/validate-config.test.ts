@@ -1,7 +1,10 @@
 // A detect-local CIDR of length 0 makes kube-proxy write `! -s 0.0.0.0/0`, which iptables-restore
 // refuses on the nf_tables backend: the library refuses it as a config problem, from the input's
 // config and from prepareCluster's overrides alike, instead of failing while printing.
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
+import { generateRestoreText } from "../src/generate/restore-text.js";
+import { generateSaveText } from "../src/generate/save-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
@@ -65,5 +68,106 @@ describe("a /0 detect-local CIDR", () => {
     });
     expect(model).not.toBeNull();
     expect(errors(problems)).toEqual([]);
+  });
+});
+
+// The /0 crash was found only when printing: every config the validator accepts must print.
+const cidr = fc.constantFrom(
+  "0.0.0.0/0",
+  "::/0",
+  "10.0.0.0/8",
+  "010.0.0.0/08",
+  "::ffff:0.0.0.0/96",
+  "::ffff:10.0.0.0/104",
+  "fd00::/8",
+  "10.0.0.1/32",
+  "fd00::1/128",
+  "127.0.0.0/8",
+  "::1/128",
+  "0.0.0.0/1",
+);
+const ip = fc.constantFrom(
+  "10.0.0.1",
+  "010.0.0.1",
+  "::ffff:10.0.0.2",
+  "fd00::1",
+  "127.0.0.1",
+  "::1",
+  "0.0.0.0",
+  "192.168.0.2",
+);
+const config = fc.record(
+  {
+    masqueradeBit: fc.integer({ min: 0, max: 31 }),
+    nodeIPs: fc.array(ip, { maxLength: 3 }),
+    nodePortAddresses: fc.oneof(fc.constant(["primary"]), fc.array(cidr, { maxLength: 3 })),
+    detectLocal: fc.oneof(
+      fc.record({
+        mode: fc.constantFrom("ClusterCIDR", "NodeCIDR"),
+        cidrs: fc.array(cidr, { maxLength: 3 }),
+      }),
+      fc.constant({ mode: "None" }),
+    ),
+    localhostNodePorts: fc.boolean(),
+    masqueradeAll: fc.boolean(),
+    hasRandomFully: fc.boolean(),
+    profile: fc.constantFrom("v1.30", "v1.32", "latest", "v1.22"),
+    hostname: fc.constant("node-a"),
+  },
+  { requiredKeys: [] },
+);
+
+const dualStack = [
+  {
+    metadata: { name: "web", namespace: "default" },
+    spec: {
+      type: "LoadBalancer",
+      clusterIP: "10.96.0.10",
+      clusterIPs: ["10.96.0.10", "fd00:96::10"],
+      ipFamilies: ["IPv4", "IPv6"],
+      ipFamilyPolicy: "RequireDualStack",
+      externalTrafficPolicy: "Local",
+      healthCheckNodePort: 32000,
+      externalIPs: ["192.0.2.1", "fd00:2::1"],
+      loadBalancerSourceRanges: ["0.0.0.0/0", "::/0", "::ffff:10.0.0.0/96"],
+      ports: [{ name: "80-8080", port: 80, nodePort: 30080 }],
+    },
+    status: { loadBalancer: { ingress: [{ ip: "203.0.113.1" }, { ip: "fd00:113::1" }] } },
+  },
+];
+const endpointSlices = [
+  {
+    metadata: { name: "a", namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["010.244.0.1"], nodeName: "node-a" }],
+    ports: [{ name: "80-8080", port: 8080 }],
+  },
+  {
+    metadata: { name: "b", namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+    addressType: "IPv6",
+    endpoints: [{ addresses: ["fd00:244::1"], nodeName: "node-a" }],
+    ports: [{ name: "80-8080", port: 8080 }],
+  },
+];
+
+describe("every config that validates can be printed", () => {
+  test("restore and save forms, both families, random configs with edge CIDRs and legacy IPs", () => {
+    fc.assert(
+      fc.property(config, fc.constantFrom("IPv4", "IPv6"), (cfg, family) => {
+        const { model, problems } = prepareCluster(
+          { config: cfg, services: dualStack, endpointSlices } as never,
+          {
+            family: family as "IPv4",
+          },
+        );
+        if (model === null) {
+          expect(problems.some((p) => p.severity === "error")).toBe(true);
+          return;
+        }
+        generateRestoreText(model);
+        generateSaveText(model);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

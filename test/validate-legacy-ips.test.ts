@@ -3,6 +3,8 @@
 // ParseIPSloppy / ParseCIDRSloppy and writes the parsed value's String(), so such a Service gets
 // exactly the rules of the same Service written canonically. Each case builds both and compares
 // the whole payload, then checks a few lines of it by hand.
+import fc from "fast-check";
+import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
@@ -188,4 +190,47 @@ describe("the sloppy reader against Go's rules", () => {
       expect(parseCidr(text)).toBeNull();
     },
   );
+});
+
+describe("the sloppy reader against ipaddr.js", () => {
+  // With leading zeros stripped from every number, a text Go's sloppy parser reads is one
+  // ipaddr.js reads strictly, to the same address: printed by ipaddr.js (an IPv4-mapped address
+  // as IPv4, as Go prints it) it must be what canonicalIP gives.
+  const stripZeros = (s: string): string => s.replace(/(^|[^0-9a-fA-F])0+(?=[0-9a-fA-F])/g, "$1");
+  function viaIpaddr(text: string): string {
+    if (!text.includes(":")) return ipaddr.IPv4.parse(text).toString();
+    const v6 = ipaddr.IPv6.parse(text);
+    // ipaddr.js also reads the IPv4-compatible `::a.b.c.d` as mapped; Go does not.
+    const mapped = v6.parts.slice(0, 5).every((p) => p === 0) && v6.parts[5] === 0xffff;
+    return mapped ? v6.toIPv4Address().toString() : v6.toRFC5952String();
+  }
+  const octet = fc.oneof(
+    fc.integer({ min: 0, max: 255 }).map(String),
+    fc.constantFrom("000", "010", "0001", "00255"),
+  );
+  const dotted = fc.tuple(octet, octet, octet, octet).map((o) => o.join("."));
+  const group = fc.oneof(
+    fc.integer({ min: 0, max: 0xffff }).map((g) => g.toString(16)),
+    fc.constantFrom("0", "00000", "0FFFF", "00a"),
+  );
+  const v6 = fc
+    .tuple(fc.array(group, { minLength: 8, maxLength: 8 }), fc.boolean(), dotted, fc.nat(7))
+    .map(([groups, tail, v4, gap]) => {
+      const parts = tail ? [...groups.slice(0, 6), v4] : groups;
+      return gap > 0 && gap < parts.length - 1
+        ? `${parts.slice(0, gap).join(":")}::${parts.slice(gap + 1).join(":")}`
+        : parts.join(":");
+    });
+  const mapped = dotted.map((d) => `::ffff:${d}`);
+
+  test("prints what ipaddr.js prints", () => {
+    fc.assert(
+      fc.property(fc.oneof(dotted, v6, mapped), (text) => {
+        const mine = canonicalIP(text);
+        expect(mine).not.toBeNull();
+        expect(mine).toBe(viaIpaddr(stripZeros(text)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });

@@ -229,6 +229,13 @@ describe("validateClusterInput: good input", () => {
       },
     ],
     [
+      'a zone hint without a name (Go reads it as the valid label value "")',
+      {
+        services: [service()],
+        endpointSlices: [slice({ endpoints: [{ addresses: ["10.244.1.1"], hints: { forZones: [{}] } }] })],
+      },
+    ],
+    [
       "a conformance vector's extra keys",
       { name: "x", description: "y", kubeProxy: "v1.30.5", expected: {}, v122Notes: [] },
     ],

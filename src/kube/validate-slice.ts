@@ -253,7 +253,12 @@ function validateHints(r: Report, hints: JsonObject, key: "forZones" | "forNodes
     const hint = objectAt(r, list, i);
     if (hint === undefined) continue;
     r.enter(i);
-    const name = asRequired(r, "name", hint.name, asString, "is required");
+    // API server: validateHints. A missing name is "" (Go's zero value): a valid label value for
+    // a zone, not a valid node name.
+    const name =
+      key === "forZones"
+        ? (asString(r, "name", hint.name) ?? "")
+        : asRequired(r, "name", hint.name, asString, "is required");
     if (
       name !== undefined &&
       checkName(r, "name", name, key === "forZones" ? labelValue : dns1123Subdomain, noun)

@@ -6,7 +6,12 @@
  * @module
  */
 
-/** Where the leftmost longest run of two or more zero groups starts, or -1 (RFC 5952). */
+/**
+ * Where the leftmost longest run of two or more zero groups starts, or -1 (RFC 5952).
+ *
+ * @example
+ * zeroRunStart(new Uint16Array([1, 0, 0, 2, 0, 0, 0, 3])) // 4
+ */
 export function zeroRunStart(g: Uint16Array): number {
   let bestStart = -1;
   let bestLength = 1; // a single zero group is not compressed
@@ -25,7 +30,12 @@ export function zeroRunStart(g: Uint16Array): number {
   return bestStart;
 }
 
-/** How many zero groups follow from `start` (the run `::` stands for). */
+/**
+ * How many zero groups follow from `start` (the run `::` stands for).
+ *
+ * @example
+ * zeroRunLength(new Uint16Array([1, 0, 0, 2, 0, 0, 0, 3]), 4) // 3
+ */
 export function zeroRunLength(g: Uint16Array, start: number): number {
   let i = start;
   while (i < 8 && g[i] === 0) i++;

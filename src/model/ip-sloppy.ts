@@ -149,6 +149,10 @@ export function parseIPSloppy(text: string): IPBytes | null {
 /**
  * Whether 16 bytes hold an IPv4 address (IPv4-mapped: Go's `To4() != nil`, and so kube-proxy's
  * IPv4 family).
+ *
+ * @example
+ * isIPv4Bytes(parseIPSloppy("::ffff:10.0.0.1")!) // true
+ * isIPv4Bytes(parseIPSloppy("::10.0.0.1")!)      // false (IPv4-compatible is IPv6)
  */
 export function isIPv4Bytes(b: IPBytes): boolean {
   for (let i = 0; i < 10; i++) if (b[i] !== 0) return false;
