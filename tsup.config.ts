@@ -1,15 +1,23 @@
 import { defineConfig } from "tsup";
 
+/** The published entries: the library, its lower-level pieces, its YAML reader, and the CLI. */
+const LIBRARY = { index: "src/index.ts", util: "src/util.ts", yaml: "src/yaml.ts" };
+
 export default defineConfig({
-  entry: { index: "src/index.ts", cli: "src/cli/main.ts" },
+  entry: { ...LIBRARY, cli: "src/cli/main.ts" },
   format: ["esm"],
   platform: "neutral",
   target: "es2022",
-  dts: { entry: { index: "src/index.ts" } },
+  dts: { entry: LIBRARY },
   clean: true,
-  sourcemap: true,
+  // No source maps in the published build: they were two thirds of the unpacked package. Build
+  // with `npx tsup --sourcemap` for profiling (bench/profile.mjs maps dist back to src/ with them).
+  sourcemap: false,
   splitting: true,
   treeshake: true,
+  // The CLI imports `node:fs`; keep the prefix (tsup would strip it, and `fs` is a bare name a
+  // bundler may try to resolve as a package).
+  removeNodeProtocol: false,
   external: [/^node:/],
   // The small runtime dependencies are bundled in: Node loads each package as a module of its
   // own (ipaddr.js, CommonJS, also through its export scanner), which was half of the CLI's

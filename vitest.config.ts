@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Type tests (test/types/*.test-d.ts) run under `vitest run --typecheck` (`npm test`).
+    typecheck: { include: ["test/types/**/*.test-d.ts"], tsconfig: "test/tsconfig.json" },
   },
 });

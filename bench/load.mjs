@@ -15,9 +15,11 @@ export function libraryPath() {
   return resolve(process.env.KI_DIST ?? join(ROOT, "dist", "index.js"));
 }
 
-/** Imports the built library. */
-export function loadLibrary() {
-  return import(pathToFileURL(libraryPath()).href);
+/** Imports the built library: its main entry and, beside it, `util.js` (buildModel, resolveConfig, …). */
+export async function loadLibrary() {
+  const main = await import(pathToFileURL(libraryPath()).href);
+  const util = await import(pathToFileURL(join(dirname(libraryPath()), "util.js")).href).catch(() => ({}));
+  return { ...util, ...main };
 }
 
 /**

@@ -1,6 +1,7 @@
 // Where the time goes: runs one case (default restore of the 10k model) under V8's sampling
 // profiler, only around the timed calls, and prints the top self-time functions with their
-// src/*.ts file:line (via dist's source maps). Also writes the raw .cpuprofile (open it in
+// src/*.ts file:line (via dist's source maps: build with `npx tsup --sourcemap` first; the
+// published build has none, and without them dist's lines are shown). Also writes the raw .cpuprofile (open it in
 // Chrome DevTools or speedscope) to the system temp folder.
 // --warmup runs the case untimed first, so the profile shows the steady state; --warmup 0
 // --runs 1 shows a cold run.

@@ -6,7 +6,12 @@
  */
 import { oneLine } from "./format/one-line.js";
 
-/** What kind of problem a {@link Problem} is. */
+/**
+ * What kind of problem a {@link Problem} is.
+ *
+ * @example
+ * const codes: ErrorCode[] = prepareCluster(input).problems.map((p) => p.code); // e.g. ["REQUIRED", "INVALID_VALUE"]
+ */
 export type ErrorCode =
   /** A required field is missing or empty. */
   | "REQUIRED"
@@ -29,7 +34,15 @@ export type ErrorCode =
   /** Objects of kinds (or apiVersions) kube-proxy does not read, left out: one note (a warning) names them. */
   | "OTHER_KIND";
 
-/** One problem with the input, located by a JSON path (`services[2].spec.ports[0].port`) or a line. */
+/**
+ * One problem with the input, located by a JSON path (`services[2].spec.ports[0].port`) or a line.
+ *
+ * @example
+ * const { problems } = prepareCluster({ services: [{ metadata: { name: "web" }, spec: { ports: [{ port: 70000 }] } }] });
+ * const bad = problems.find((p) => p.code === "INVALID_VALUE");
+ * // { code: "INVALID_VALUE", path: "services[0].spec.ports[0].port", message: "70000 is not a port number (1-65535)", severity: "error" }
+ * formatProblem(bad!) // "services[0].spec.ports[0].port: 70000 is not a port number (1-65535)"
+ */
 export interface Problem {
   /** What kind of problem. */
   readonly code: ErrorCode;

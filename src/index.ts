@@ -1,87 +1,92 @@
 /**
  * kube-iptables: the iptables rules kube-proxy (iptables mode) installs on a node, computed from
- * Services and EndpointSlices, printed as `iptables-restore` input and as `iptables-save` text.
+ * Services and EndpointSlices, printed as `iptables-restore` input and as `iptables-save` text;
+ * and the other way: node dumps parsed, diffed and traced.
  *
  * The pipeline: Kubernetes objects → {@link modelFromKubernetes} → {@link generateRules} (the
  * payload kube-proxy writes) or {@link generateState} (what the kernel then holds) →
  * {@link formatRestore} / {@link formatSave} / {@link formatJson}. The direct paths
  * {@link generateRestoreText} and {@link generateSaveText} print the same text without the rule
- * objects.
+ * objects. {@link parseRules} reads rules text back, {@link diffRules} compares two states,
+ * {@link createSync} keeps a node in step incrementally, {@link traceRules} follows a packet.
+ *
+ * This entry holds what a controller, a test suite or a tool needs. Reading YAML is in
+ * `kube-iptables/yaml` (so that importing the library does not load a YAML parser), and
+ * lower-level pieces are in `kube-iptables/util`.
  *
  * @example
- * import { modelFromKubernetes, generateRules, formatRestore } from "kube-iptables";
+ * import { generateRestoreText, modelFromKubernetes } from "kube-iptables";
  * const model = modelFromKubernetes({ config: { hostname: "node-a" }, services, endpointSlices });
- * process.stdout.write(formatRestore(generateRules(model)));
+ * generateRestoreText(model); // "*filter\n:KUBE-EXTERNAL-SERVICES - [0:0]\n…COMMIT\n"
  *
- * @module
+ * @module kube-iptables
  */
-export type { ChainDiff, RuleSetDiff, TableDiff } from "./diff/index.js";
+
+// Diff: two kernel states → what changed, and the delta.
+export { deltaOf, formatDelta } from "./diff/delta.js";
 export {
-  deltaOf,
+  type ChainDiff,
+  type DiffOptions,
   diffRules,
-  formatDelta,
   isKubeProxyChain,
   kubeProxyChainsOf,
-  summarizeDiff,
-} from "./diff/index.js";
-export type { ErrorCode, Problem } from "./errors.js";
-export { formatProblem, KubeIptablesError } from "./errors.js";
-export { detectTextForm } from "./format/detect.js";
+  type RuleSetDiff,
+  type TableDiff,
+} from "./diff/diff-rules.js";
+export type { RuleList } from "./diff/edit-script.js";
+export { summarizeDiff } from "./diff/summary.js";
+// Errors.
+export { type ErrorCode, formatProblem, KubeIptablesError, type Problem } from "./errors.js";
+// Parse: text → rules.
+export { detectTextForm, type TextForm } from "./format/detect.js";
+// Format: rules → text.
 export { formatJson } from "./format/json.js";
-export { parseRules, parseRulesOrThrow } from "./format/parse.js";
-export { formatRestore, quoteArgument } from "./format/restore.js";
-export { formatSave } from "./format/save.js";
+export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./format/parse.js";
+export { formatRestore } from "./format/restore.js";
+export { type FormatSaveOptions, formatSave } from "./format/save.js";
+// Generate: model → rules and text.
 export { createGenerator, type Generator } from "./generate/generator.js";
+export type { ProfileTraits } from "./generate/profiles.js";
 export { generateRestoreText } from "./generate/restore-text.js";
-export type { GenerateOptions } from "./generate/rules.js";
-export { generateRules, generateState } from "./generate/rules.js";
+export { type GenerateOptions, generateRules, generateState } from "./generate/rules.js";
 export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
-export type {
-  ActionKind,
-  EdgeKind,
-  GraphEdge,
-  GraphFormat,
-  GraphNode,
-  NodeKind,
-  RuleRef,
-  ServiceGraph,
-} from "./graph/index.js";
+// Graph: a service port's path through the chains, as a picture.
 export {
+  type ActionKind,
   buildServiceGraph,
   drawGraph,
+  type EdgeKind,
   formatDot,
   formatMermaid,
   GRAPH_FORMATS,
+  type GraphEdge,
+  type GraphFormat,
+  type GraphNode,
   listServicePorts,
+  type NodeKind,
   overlayTrace,
+  type RuleRef,
   renderSvg,
+  type ServiceGraph,
 } from "./graph/index.js";
-export type { CanonicalRule } from "./ir/canonical.js";
-export { canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
-export { applyRestore } from "./ir/state.js";
-export type { ChainCommand, ChainDeclaration, Counters, Entry, Rule, RuleSet, Table } from "./ir/types.js";
-export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
-export type { MirroredSlice, MirrorPaths, MirrorResult } from "./kube/endpoints-mirror.js";
-export { mirrorEndpoints, mirroredAddress } from "./kube/endpoints-mirror.js";
+export type { Backend } from "./ir/canonical-types.js";
+export type {
+  ChainCommand,
+  ChainDeclaration,
+  Counters,
+  Entry,
+  PolicyCommand,
+  Rule,
+  RuleSet,
+  Table,
+} from "./ir/types.js";
+// Validate: cluster input → problems, and the checked model.
 export type { PrepareOptions, PrepareResult } from "./kube/from-kubernetes.js";
 export { modelFromKubernetes, prepareCluster } from "./kube/from-kubernetes.js";
+// Read: text and API lists → cluster input.
 export type { ItemKind, ObjectOrigins, ReadOptions, SkippedObject, SplitList } from "./kube/list.js";
-export {
-  DEFAULT_NAMESPACE,
-  relocateProblems,
-  remapListPaths,
-  skippedNote,
-  splitKubernetesDocuments,
-  splitKubernetesList,
-  validateKubernetesList,
-  validateObjectKinds,
-} from "./kube/list.js";
-export type { NamedRead } from "./kube/merge-input.js";
-export { mergeClusterReads } from "./kube/merge-input.js";
-export type { ReadResult } from "./kube/read-input.js";
-export { readClusterText } from "./kube/read-input.js";
-export { readClusterValue } from "./kube/read-value.js";
-export { buildModel } from "./kube/to-model.js";
+export { splitKubernetesDocuments, splitKubernetesList, validateKubernetesList } from "./kube/list.js";
+export { type ReadResult, readClusterJson, readClusterValue } from "./kube/read-value.js";
 export type {
   ClusterInput,
   EndpointAddress,
@@ -92,9 +97,11 @@ export type {
   EndpointSubset,
   Endpoints,
   LoadBalancerIngress,
+  ObjectMeta,
   ProxyConfigInput,
   Service,
   ServicePortSpec,
+  ServiceSpec,
 } from "./kube/types.js";
 export { type ValidateOptions, validateClusterInput } from "./kube/validate.js";
 export type {
@@ -107,22 +114,46 @@ export type {
   ProxyConfig,
   ServicePort,
 } from "./model/types.js";
-export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
-export { nftEndpointBase, nftNameBase, nftServicePortNames } from "./naming/nft-names.js";
-export { probability } from "./naming/probability.js";
-export type { NftablesOptions, NftCommand, NftFamily, NftHook, NftRule, NftTable } from "./nftables/index.js";
-export { formatNftDump, formatNftRuleset, formatNftTransaction, generateNftables } from "./nftables/index.js";
-export type { ClusterPlan, LocalDetector, NodePlan, ServicePortPlan } from "./plan/index.js";
-export { planCluster } from "./plan/index.js";
-export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
-export { createSync } from "./sync/index.js";
+// Naming: kube-proxy's chain names.
+export {
+  chainHash,
+  endpointChain,
+  type ServicePortChains,
+  servicePortChains,
+  servicePortName,
+} from "./naming/chain-names.js";
+// nftables mode: the same model as kube-proxy's nftables table.
+export {
+  formatNftDump,
+  formatNftRuleset,
+  formatNftTransaction,
+  generateNftables,
+  type NftablesOptions,
+  type NftCommand,
+  type NftFamily,
+  type NftHook,
+  type NftRule,
+  type NftTable,
+} from "./nftables/index.js";
+// Sync: a node kept in step, one minimal delta per update.
+export { createSync, type Sync, type SyncOptions, type SyncResult, type SyncStats } from "./sync/engine.js";
+// Trace: one packet through a kernel state.
+export { formatTraceText, traceToJson } from "./trace/format-trace.js";
+export type { Fraction } from "./trace/fraction.js";
+export { traceRules } from "./trace/trace.js";
 export type {
+  AffinityRecord,
   ConditionKind,
+  Origin,
   Packet,
+  Route,
+  SocketAddress,
   TraceCondition,
   TraceOptions,
   TraceOutcome,
+  TraceProtocol,
   TraceResult,
   TraceRoute,
-} from "./trace/index.js";
-export { formatTraceText, traceRules, traceToJson } from "./trace/index.js";
+  TraceStep,
+  Verdict,
+} from "./trace/types.js";

@@ -1,20 +1,24 @@
 // The core runs in a browser (DESIGN.md: no `node:` imports outside cli/, browser-safe
-// dependencies). src/index.ts is bundled for the browser platform with every dependency inlined,
+// dependencies). The library's entries (src/index.ts, src/yaml.ts, src/util.ts) are bundled for
+// the browser platform with every dependency inlined,
 // and the bundle, run in a fresh V8 context that has none of Node's globals (no process, Buffer,
 // require, TextEncoder), must give the same texts as the library does under Node. An import of a
 // Node built-in fails here too: the bundler leaves it as a `require` the context does not have.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInNewContext } from "node:vm";
 import { build } from "tsup";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as library from "../src/index.js";
+import * as main from "../src/index.js";
+import * as util from "../src/util.js";
+import * as yaml from "../src/yaml.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const EXAMPLE = readFileSync(join(ROOT, "examples", "cluster.yaml"), "utf8");
 
+const library = { ...main, ...util, ...yaml };
 type Library = typeof library;
 
 let out: string;
@@ -22,9 +26,17 @@ let bundled: Library;
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "kube-iptables-browser-"));
+  // One bundle of the three entries, as a web page importing all of them gets.
+  const entry = join(out, "entry.ts");
+  writeFileSync(
+    entry,
+    ["index", "util", "yaml"]
+      .map((e) => `export * from ${JSON.stringify(join(ROOT, "src", `${e}.ts`))};\n`)
+      .join(""),
+  );
   await build({
     config: false,
-    entry: { core: join(ROOT, "src", "index.ts") },
+    entry: { core: entry },
     outDir: out,
     format: ["iife"],
     globalName: "kubeIptables",
@@ -47,13 +59,13 @@ afterAll(() => {
 });
 
 /** The example cluster's model, read (YAML) and validated by `lib`. */
-function exampleModel(lib: Library): library.ClusterModel {
+function exampleModel(lib: Library): main.ClusterModel {
   const read = lib.readClusterText(EXAMPLE);
   expect(read.problems).toEqual([]);
-  const { model, problems } = lib.prepareCluster(read.input as library.ClusterInput);
+  const { model, problems } = lib.prepareCluster(read.input as main.ClusterInput);
   expect(problems).toEqual([]);
   expect(model).not.toBeNull();
-  return model as library.ClusterModel;
+  return model as main.ClusterModel;
 }
 
 describe("the core bundled for the browser", () => {

@@ -173,7 +173,7 @@ describe("the default namespace", () => {
       { kind: "Service", metadata: { name: "d", namespace: "shop" }, spec: {} },
     ];
     const namespaces = (options = {}) =>
-      splitKubernetesList({ kind: "List", items }, options).services.map((s) => s.metadata.namespace);
+      splitKubernetesList({ kind: "List", items }, options).services.map((s) => s.metadata?.namespace);
     expect(namespaces()).toEqual(["default", "default", "default", "shop"]);
     // The object's own namespace wins over the option (kubectl get output names its own).
     expect(namespaces({ namespace: "kube-system" })).toEqual([
@@ -196,7 +196,7 @@ describe("the default namespace", () => {
       "shop/web:http -> 10.244.0.5:8080 ready",
     ]);
     const cluster = readClusterText("services:\n- metadata: {name: web}\n  spec: {clusterIP: 10.96.0.10}\n");
-    expect(cluster.input?.services?.[0]?.metadata.namespace).toBe("default");
+    expect(cluster.input?.services?.[0]?.metadata?.namespace).toBe("default");
   });
 
   test("metadata that is not an object is left for the validator", () => {
@@ -273,7 +273,7 @@ describe("v1 Endpoints become the EndpointSlices the mirroring controller makes"
         (s) => `${s.slice.addressType} ${(s.slice.endpoints ?? []).map((e) => e.addresses[0]).join(",")}`,
       ),
     ).toEqual(["IPv4 10.0.0.1,10.0.0.2", "IPv6 fd00::1", "IPv4 10.0.0.3"]);
-    expect(slices.map((s) => s.slice.metadata.name)).toEqual([
+    expect(slices.map((s) => s.slice.metadata?.name)).toEqual([
       "web-mirror-0",
       "web-mirror-1",
       "web-mirror-2",
@@ -304,12 +304,12 @@ describe("v1 Endpoints become the EndpointSlices the mirroring controller makes"
         },
       }),
     );
-    expect(slices[0]?.slice.metadata.labels).toEqual({
+    expect(slices[0]?.slice.metadata?.labels).toEqual({
       app: "w",
       "kubernetes.io/service-name": "w",
       "endpointslice.kubernetes.io/managed-by": "endpointslicemirroring-controller.k8s.io",
     });
-    expect(slices[0]?.slice.metadata.annotations).toEqual({ note: "kept" });
+    expect(slices[0]?.slice.metadata?.annotations).toEqual({ note: "kept" });
   });
 
   test("at most 1000 addresses of a subset, ready ones first, with a warning", () => {
@@ -400,7 +400,7 @@ describe("v1 Endpoints become the EndpointSlices the mirroring controller makes"
     });
     expect(split.problems).toEqual([]);
     expect(split.endpointSlicePaths).toEqual(["items[0]"]);
-    expect(split.endpointSlices[0]?.metadata.namespace).toBe("default");
+    expect(split.endpointSlices[0]?.metadata?.namespace).toBe("default");
     expect(split.endpointSliceMirrors[0]?.endpoints).toEqual([".subsets[0].addresses[0]"]);
   });
 

@@ -83,7 +83,7 @@ describe("reading YAML as kubectl does", () => {
   test("a port in octal, hex, with underscores or as 80.0 is the number kubectl sends", () => {
     for (const written of ["0120", "0x50", "0o120", "8_0", "80.0", "+80"]) {
       const svc = firstService(SERVICE(`  - {name: http, port: ${written}, targetPort: 8080}\n`));
-      expect(svc?.spec.ports?.[0]?.port).toBe(80);
+      expect(svc?.spec?.ports?.[0]?.port).toBe(80);
     }
     // YAML 1.2 would read 0120 as 120; a quoted one is a string, which the API server refuses.
     const quoted = readClusterText(SERVICE(`  - {name: http, port: "0120"}\n`));
@@ -138,7 +138,7 @@ ports: [{name: http, port: 80}]
         "  annotations:\n    window: 1:20\n    since: 2024-01-02\n    at: 2001-12-14t21:59:43.10-05:00\n",
       ),
     );
-    expect(svc?.metadata.annotations).toEqual({
+    expect(svc?.metadata?.annotations).toEqual({
       window: "1:20",
       since: "2024-01-02",
       at: "2001-12-14t21:59:43.10-05:00",
@@ -149,7 +149,7 @@ ports: [{name: http, port: 80}]
 
   test(".inf is a number no port can be; a key that is a boolean is the text true", () => {
     const read = readClusterText(SERVICE("  - {name: http, port: .inf}\n", "  labels: {on: x}\n"));
-    expect(read.input?.services?.[0]?.metadata.labels).toEqual({ true: "x" });
+    expect(read.input?.services?.[0]?.metadata?.labels).toEqual({ true: "x" });
     const { problems } = prepareCluster(read.input as ClusterInput);
     expect(problems.map((p) => p.path)).toEqual(["services[0].spec.ports[0].port"]);
   });

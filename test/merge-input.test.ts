@@ -1,15 +1,10 @@
 // Several sources read as one cluster (mergeClusterReads): objects in source order, one config,
 // and problems found later by prepareCluster placed in their source.
 import { describe, expect, it } from "vitest";
-import {
-  formatProblem,
-  generateRestoreText,
-  mergeClusterReads,
-  type Problem,
-  prepareCluster,
-  readClusterText,
-} from "../src/index.js";
+import { formatProblem, generateRestoreText, type Problem, prepareCluster } from "../src/index.js";
 import type { ClusterInput } from "../src/kube/types.js";
+import { mergeClusterReads } from "../src/util.js";
+import { readClusterText } from "../src/yaml.js";
 import { loadVector } from "./support/fixtures.js";
 
 const vector = loadVector("kube-proxy", "large-1");

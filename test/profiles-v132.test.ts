@@ -10,8 +10,8 @@ import { createContext } from "../src/generate/context.js";
 import { assemblePayload, generateRules, sortServicePorts } from "../src/generate/rules.js";
 import { buildServicePortRules } from "../src/generate/service-port.js";
 import { modelFromInput } from "../src/kube/to-model.js";
-import type { ClusterInput, EndpointSlice, Service } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";
+import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 
 const example = (name: string): string =>
   readFileSync(new URL(`./fixtures/spec-examples/${name}.txt`, import.meta.url), "utf8");

@@ -9,7 +9,6 @@ import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
-import type { EndpointSlice, Service } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";
 import {
   canonicalView,
@@ -20,6 +19,7 @@ import {
   unreachableServiceChains,
 } from "./fuzz/rule-checks.js";
 import { clusterArbitrary, type RandomCluster, seededRng } from "./support/random-cluster.js";
+import type { EndpointSlice, Service } from "./support/stored-types.js";
 
 const SEED = 20_250_808;
 /** Large (1000+ endpoint) services are rare and slow; the share property asks for them itself. */

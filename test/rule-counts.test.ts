@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { generateRules } from "../src/generate/rules.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
-import type { ClusterInput, EndpointSlice, Service } from "../src/kube/types.js";
+import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 
 function cluster(services: number, endpoints: number, loadBalancer: boolean): ClusterInput {
   const svcs: Service[] = [];

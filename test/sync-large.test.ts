@@ -6,9 +6,9 @@ import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import { modelFromInput } from "../src/kube/to-model.js";
-import type { EndpointSlice, Service } from "../src/kube/types.js";
 import { createSync } from "../src/sync/index.js";
 import { randomCluster, seededRng } from "./support/random-cluster.js";
+import type { EndpointSlice, Service } from "./support/stored-types.js";
 
 const nameOf = (s: Service): string => s.metadata.name ?? "";
 const ownerOf = (s: EndpointSlice): string => s.metadata.labels?.["kubernetes.io/service-name"] ?? "";

@@ -9,10 +9,10 @@ import { generateState } from "../src/generate/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
-import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";
 import { createSync } from "../src/sync/index.js";
 import { listVectors, readJson } from "./support/fixtures.js";
 import { type Rng, randomCluster, seededRng } from "./support/random-cluster.js";
+import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "./support/stored-types.js";
 
 interface Sequence {
   name: string;

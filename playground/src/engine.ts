@@ -18,11 +18,11 @@ import {
   type ProxyConfigInput,
   parseRules,
   prepareCluster,
-  readClusterText,
   type RuleSet,
   type TraceResult,
   traceRules,
 } from "../../src/index.js";
+import { readClusterText } from "../../src/yaml.js";
 
 /** The node options a user may set; empty ones leave the input's config as it is. */
 export interface NodeOptions {

@@ -15,14 +15,26 @@ import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
 import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
 
-/** What changed in one chain present on both sides (or added, or removed). */
+/**
+ * What changed in one chain present on both sides (or added, or removed).
+ *
+ * @example
+ * const chain = diffRules(before, after).tables[0]?.chains[0];
+ * chain?.status     // "changed"
+ * chain?.addedRules // the rules NEW has and OLD lacks, e.g. [{ kind: "rule", op: "-A", chain: "KUBE-SVC-…", args: […] }]
+ */
 export interface ChainDiff {
   /** The chain. */
   readonly chain: string;
   /** `added`: only in NEW; `removed`: only in OLD; `changed`: in both, rules differ. */
   readonly status: "added" | "removed" | "changed";
   /** OLD's policy and NEW's, when a built-in chain's policy changed. */
-  readonly policy?: { readonly old: string | null; readonly new: string | null };
+  readonly policy?: {
+    /** OLD's policy (`ACCEPT`, `DROP`), or `null` when OLD does not declare the chain. */
+    readonly old: string | null;
+    /** NEW's policy, or `null` when NEW does not declare the chain. */
+    readonly new: string | null;
+  };
   /** Rules of NEW not kept from OLD. */
   readonly addedRules: readonly Rule[];
   /** Rules of OLD not kept in NEW. */
@@ -35,7 +47,13 @@ export interface ChainDiff {
   readonly new: RuleList;
 }
 
-/** What changed in one table. */
+/**
+ * What changed in one table.
+ *
+ * @example
+ * const nat = diffRules(before, after).tables.find((t) => t.name === "nat");
+ * nat?.chainsAdded // ["KUBE-SEP-…", "KUBE-SVC-…"]
+ */
 export interface TableDiff {
   /** The table. */
   readonly name: string;
@@ -47,7 +65,14 @@ export interface TableDiff {
   readonly chains: readonly ChainDiff[];
 }
 
-/** What changed between two rule sets. */
+/**
+ * What changed between two rule sets.
+ *
+ * @example
+ * const diff = diffRules(generateState(oldModel), generateState(newModel));
+ * diff.tables.map((t) => `${t.name}: +${t.chainsAdded.length} -${t.chainsRemoved.length}`) // ["filter: +0 -0", "nat: +2 -0"]
+ * formatDelta(diff); // the iptables-restore --noflush delta
+ */
 export interface RuleSetDiff {
   /** The family. */
   readonly family: IPFamily;
@@ -55,7 +80,13 @@ export interface RuleSetDiff {
   readonly tables: readonly TableDiff[];
 }
 
-/** Options of {@link diffRules}. */
+/**
+ * Options of {@link diffRules}.
+ *
+ * @example
+ * // Compare only kube-proxy's own chains of a node's dump:
+ * diffRules(parseRulesOrThrow(dump), generateState(model), { chains: isKubeProxyChain });
+ */
 export interface DiffOptions {
   /** Compare only the chains for which this returns true (others are left alone). */
   readonly chains?: (table: string, chain: string) => boolean;

@@ -10,7 +10,13 @@
  */
 import type { Entry, Rule } from "../ir/types.js";
 
-/** One side of a chain edit: the rules and, index for index, the keys they compare by. */
+/**
+ * One side of a chain edit: the rules and, index for index, the keys they compare by.
+ *
+ * @example
+ * const chain = diffRules(before, after).tables[0]?.chains[0];
+ * chain?.old.rules.length // how many rules the chain had in OLD
+ */
 export interface RuleList {
   /** The rules, in chain order. */
   readonly rules: readonly Rule[];

@@ -8,7 +8,13 @@
 import type { Problem } from "../errors.js";
 import { isHeaderlessRules } from "./headerless.js";
 
-/** What a text is. */
+/**
+ * What a text is.
+ *
+ * @example
+ * detectTextForm("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n") // "restore"
+ * detectTextForm('{"services": []}')                         // "cluster"
+ */
 export type TextForm = "restore" | "save" | "cluster";
 
 /**

@@ -34,7 +34,12 @@ import {
 import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
-/** Options of {@link parseRules}. */
+/**
+ * Options of {@link parseRules}.
+ *
+ * @example
+ * parseRules(ip6tablesSaveOutput, { family: "IPv6", backend: "legacy" });
+ */
 export interface ParseOptions {
   /** The family; by default IPv6 when any `-s`/`-d` address contains `:`, else IPv4. */
   readonly family?: IPFamily;
@@ -49,7 +54,14 @@ export interface ParseOptions {
   readonly noflush?: boolean;
 }
 
-/** The result of {@link parseRules}. */
+/**
+ * The result of {@link parseRules}.
+ *
+ * @example
+ * const { ruleSet, problems } = parseRules("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n");
+ * ruleSet.tables[0]?.name // "nat"
+ * problems                // []
+ */
 export interface ParseResult {
   /** The rules read (lines with problems are left out). */
   readonly ruleSet: RuleSet;

@@ -25,7 +25,12 @@ import {
   type Table,
 } from "../ir/types.js";
 
-/** Options of {@link formatSave}. */
+/**
+ * Options of {@link formatSave}.
+ *
+ * @example
+ * formatSave(generateState(model), { backend: "legacy" }); // as iptables-legacy-save prints it
+ */
 export interface FormatSaveOptions {
   /** Only these tables (`iptables-save -t`); a listed table the state lacks prints its empty built-ins. */
   readonly tables?: readonly string[];

@@ -15,7 +15,14 @@ import { type GenerateOptions, sortServicePorts } from "./rules.js";
 import { samePort } from "./same-port.js";
 import { buildServicePortText } from "./service-port.js";
 
-/** A stateful generator of full payloads; see {@link createGenerator}. */
+/**
+ * A stateful generator of full payloads; see {@link createGenerator}.
+ *
+ * @example
+ * const generator: Generator = createGenerator();
+ * generator.restoreText(model);   // builds every service port's block
+ * generator.restoreText(model2);  // reuses the blocks of unchanged ports
+ */
 export interface Generator {
   /**
    * The payload of a full sync of `model` as `iptables-restore` input: the same bytes as

@@ -18,7 +18,15 @@
  */
 import type { Profile } from "../model/types.js";
 
-/** The named differences between kube-proxy releases. */
+/**
+ * The named differences between kube-proxy releases.
+ *
+ * @example
+ * // A v1.32 node where kube-proxy could not create the nfacct counters:
+ * generateRules(modelFromKubernetes({ config: { profile: "v1.32" }, services, endpointSlices }), {
+ *   traits: { nfacctCounters: false },
+ * });
+ */
 export interface ProfileTraits {
   /** The profile these traits describe. */
   readonly name: Profile;

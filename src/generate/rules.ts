@@ -29,7 +29,13 @@ import { createContext, type GenerationContext } from "./context.js";
 import { PROFILES, type ProfileTraits } from "./profiles.js";
 import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
 
-/** Options of {@link generateRules}. */
+/**
+ * Options of {@link generateRules}.
+ *
+ * @example
+ * // kube-proxy's full sync deletes the per-service chains it finds in the kernel and no longer uses:
+ * generateRules(model, { existingChains: ["KUBE-SVC-OLDCHAINNAME1234"] });
+ */
 export interface GenerateOptions {
   /**
    * The chains the kernel's nat table holds now (from `iptables-save -t nat`); per-service chains

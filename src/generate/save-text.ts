@@ -19,7 +19,12 @@ import { createContext } from "./context.js";
 import { type GenerateOptions, payloadHead, payloadTail, sortServicePorts } from "./rules.js";
 import { buildServicePortText } from "./service-port.js";
 
-/** Options of {@link generateSaveText}. */
+/**
+ * Options of {@link generateSaveText}.
+ *
+ * @example
+ * generateSaveText(model, { tables: ["nat"], counters: false }); // the nat table only, without [0:0]
+ */
 export interface SaveTextOptions extends GenerateOptions {
   /** Backend to imitate where nft and legacy print differently (spec §12); default `"nft"`. */
   readonly backend?: Backend;

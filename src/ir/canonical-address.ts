@@ -10,7 +10,13 @@
 import { parseCUnsigned, parseDecimal } from "./canonical-values.js";
 import type { IPFamily } from "./types.js";
 
-/** An address with its mask, host bits cleared, as iptables stores and prints it. */
+/**
+ * An address with its mask, host bits cleared, as iptables stores and prints it.
+ *
+ * @example
+ * canonicalizeRule(["-s", "10.0.0.0/8", "-j", "ACCEPT"], "IPv4").source
+ * // { address: "10.0.0.0", mask: "8", prefixLength: 8, bytes: [10, 0, 0, 0], maskBytes: [255, 0, 0, 0], negated: false }
+ */
 export interface CanonicalAddress {
   /** The address, host bits cleared, printed as iptables-save prints it (`10.0.0.0`, `fd00::`). */
   readonly address: string;

@@ -12,10 +12,23 @@ import type { PortRange } from "./canonical-values.js";
 export type { CanonicalAddress } from "./canonical-address.js";
 export type { PortRange } from "./canonical-values.js";
 
-/** Which iptables backend to imitate where the two differ (spec §12). */
+/**
+ * Which iptables backend to imitate where the two differ (spec §12).
+ *
+ * @example
+ * const backend: Backend = "legacy"; // iptables-legacy; "nft" (the default) for iptables-nft
+ * formatSave(state, { backend });
+ */
 export type Backend = "nft" | "legacy";
 
-/** One printed option of a match or target, in canonical order: `[!] --name value…`. */
+/**
+ * One printed option of a match or target, in canonical order: `[!] --name value…`.
+ *
+ * @example
+ * // An option the canonicalizer keeps as written, e.g. of a match it does not model:
+ * canonicalizeRule(["-m", "limit", "--limit", "5/sec", "-j", "ACCEPT"], "IPv4").matches[0]?.options
+ * // [{ name: "--limit", negated: false, values: ["5/sec"] }]
+ */
 export interface CanonicalOption {
   /** The canonical long option (`--dport`, `--set-xmark`). */
   readonly name: string;
@@ -25,13 +38,26 @@ export interface CanonicalOption {
   readonly values: readonly string[];
 }
 
-/** `-s` / `-d`: an address with its mask, and whether the match is negated. */
+/**
+ * `-s` / `-d`: an address with its mask, and whether the match is negated.
+ *
+ * @example
+ * const rule = canonicalizeRule(["!", "-d", "127.0.0.0/8", "-j", "KUBE-NODEPORTS"], "IPv4");
+ * rule.destination?.negated     // true
+ * rule.destination?.prefixLength // 8
+ */
 export interface AddressMatch extends CanonicalAddress {
   /** `!` before the option. */
   readonly negated: boolean;
 }
 
-/** `-i` / `-o`: an interface name (a trailing `+` is a wildcard). */
+/**
+ * `-i` / `-o`: an interface name (a trailing `+` is a wildcard).
+ *
+ * @example
+ * const rule = canonicalizeRule(["-i", "cbr0", "-j", "ACCEPT"], "IPv4");
+ * rule.inInterface // { negated: false, name: "cbr0" }
+ */
 export interface InterfaceMatch {
   /** `!` before the option. */
   readonly negated: boolean;
@@ -39,7 +65,13 @@ export interface InterfaceMatch {
   readonly name: string;
 }
 
-/** `-p`: the protocol. */
+/**
+ * `-p`: the protocol.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "udp", "-j", "ACCEPT"], "IPv4");
+ * rule.protocol // { negated: false, number: 17, name: "udp" }
+ */
 export interface ProtocolMatch {
   /** `!` before the option. */
   readonly negated: boolean;
@@ -49,19 +81,39 @@ export interface ProtocolMatch {
   readonly name: string;
 }
 
-/** `-f`: the fragment flag (IPv4 only). */
+/**
+ * `-f`: the fragment flag (IPv4 only).
+ *
+ * @example
+ * const rule = canonicalizeRule(["-f", "-j", "DROP"], "IPv4");
+ * rule.fragment // { negated: false }
+ */
 export interface FragmentMatch {
   /** `! -f`: only first fragments and unfragmented packets. */
   readonly negated: boolean;
 }
 
-/** A negatable port range of the tcp, udp or sctp match. */
+/**
+ * A negatable port range of the tcp, udp or sctp match.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "tcp", "-m", "tcp", "!", "--dport", "22", "-j", "ACCEPT"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "ports" ? m.destinationPort : null // { min: 22, max: 22, negated: true }
+ */
 export interface PortCondition extends PortRange {
   /** `!` before the option. */
   readonly negated: boolean;
 }
 
-/** A negatable list of type names (addrtype) or states (conntrack). */
+/**
+ * A negatable list of type names (addrtype) or states (conntrack).
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "addrtype", "--dst-type", "LOCAL", "-j", "KUBE-NODEPORTS"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "addrtype" ? m.destinationTypes : null // { negated: false, names: ["LOCAL"] }
+ */
 export interface NameList {
   /** `!` before the option. */
   readonly negated: boolean;
@@ -77,7 +129,14 @@ interface MatchBase {
   readonly options: readonly CanonicalOption[];
 }
 
-/** `-m comment`. */
+/**
+ * `-m comment`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "comment", "--comment", "default/web:http", "-j", "ACCEPT"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "comment" ? m.comment : null // "default/web:http"
+ */
 export interface CommentMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "comment";
@@ -85,7 +144,14 @@ export interface CommentMatch extends MatchBase {
   readonly comment: string;
 }
 
-/** `-m tcp`, `-m udp`, `-m sctp`. */
+/**
+ * `-m tcp`, `-m udp`, `-m sctp`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "tcp", "-m", "tcp", "--dport", "80", "-j", "ACCEPT"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "ports" ? m.destinationPort : null // { min: 80, max: 80, negated: false }
+ */
 export interface PortMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "ports";
@@ -95,7 +161,14 @@ export interface PortMatch extends MatchBase {
   readonly destinationPort: PortCondition | null;
 }
 
-/** `-m multiport`. */
+/**
+ * `-m multiport`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "tcp", "-m", "multiport", "--dports", "80,443", "-j", "ACCEPT"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "multiport" ? m.ports : null // [{ min: 80, max: 80 }, { min: 443, max: 443 }]
+ */
 export interface MultiportMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "multiport";
@@ -107,7 +180,14 @@ export interface MultiportMatch extends MatchBase {
   readonly ports: readonly PortRange[];
 }
 
-/** `-m statistic`. */
+/**
+ * `-m statistic`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "statistic", "--mode", "random", "--probability", "0.5", "-j", "KUBE-SEP-X"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "statistic" ? m.probability : null // 0.5
+ */
 export interface StatisticMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "statistic";
@@ -123,7 +203,14 @@ export interface StatisticMatch extends MatchBase {
   readonly packet: number;
 }
 
-/** `-m recent`, with iptables' defaults filled in. */
+/**
+ * `-m recent`, with iptables' defaults filled in.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "recent", "--name", "KUBE-SEP-X", "--rcheck", "--seconds", "10800", "--reap", "-j", "KUBE-SEP-X"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "recent" ? [m.command, m.seconds] : null // ["rcheck", 10800]
+ */
 export interface RecentMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "recent";
@@ -147,7 +234,14 @@ export interface RecentMatch extends MatchBase {
   readonly side: "source" | "destination";
 }
 
-/** `-m mark` and `-m connmark`: `(mark & mask) == value`. */
+/**
+ * `-m mark` and `-m connmark`: `(mark & mask) == value`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "mark", "--mark", "0x4000/0x4000", "-j", "MASQUERADE"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "mark" ? [m.value, m.mask] : null // [16384, 16384]
+ */
 export interface MarkMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "mark";
@@ -159,7 +253,14 @@ export interface MarkMatch extends MatchBase {
   readonly mask: number;
 }
 
-/** `-m addrtype`. */
+/**
+ * `-m addrtype`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "addrtype", "--src-type", "LOCAL", "-j", "KUBE-MARK-MASQ"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "addrtype" ? m.sourceTypes?.names : null // ["LOCAL"]
+ */
 export interface AddrtypeMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "addrtype";
@@ -173,7 +274,14 @@ export interface AddrtypeMatch extends MatchBase {
   readonly limitIfaceOut: boolean;
 }
 
-/** `-m conntrack` and `-m state`. */
+/**
+ * `-m conntrack` and `-m state`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "conntrack" ? m.states?.names : null // ["INVALID"]
+ */
 export interface ConntrackMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "conntrack";
@@ -181,7 +289,14 @@ export interface ConntrackMatch extends MatchBase {
   readonly states: NameList | null;
 }
 
-/** `-m icmp` / `-m icmp6`. */
+/**
+ * `-m icmp` / `-m icmp6`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "icmp", "-m", "icmp", "--icmp-type", "8", "-j", "ACCEPT"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "icmp" ? m.type : null // 8
+ */
 export interface IcmpMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "icmp";
@@ -195,7 +310,14 @@ export interface IcmpMatch extends MatchBase {
   readonly codeMax: number;
 }
 
-/** `-m nfacct`. */
+/**
+ * `-m nfacct`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "nfacct", "--nfacct-name", "ct_state_invalid_dropped_pkts", "-j", "DROP"], "IPv4");
+ * const m = rule.matches[0];
+ * m?.kind === "nfacct" ? m.accountName : null // "ct_state_invalid_dropped_pkts"
+ */
 export interface NfacctMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "nfacct";
@@ -203,13 +325,25 @@ export interface NfacctMatch extends MatchBase {
   readonly accountName: string;
 }
 
-/** Any other match (physdev, limit, set, mac, owner…): options only. */
+/**
+ * Any other match (physdev, limit, set, mac, owner…): options only.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "limit", "--limit", "5/sec", "-j", "ACCEPT"], "IPv4");
+ * rule.matches[0]?.kind // "generic": kept with its options as written
+ */
 export interface GenericMatch extends MatchBase {
   /** Discriminant. */
   readonly kind: "generic";
 }
 
-/** A match of a canonical rule. */
+/**
+ * A match of a canonical rule.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "comment", "--comment", "x", "-m", "mark", "--mark", "0x1", "-j", "ACCEPT"], "IPv4");
+ * rule.matches.map((m) => m.kind) // ["comment", "mark"]
+ */
 export type CanonicalMatch =
   | CommentMatch
   | PortMatch
@@ -233,19 +367,38 @@ interface TargetBase {
   readonly options: readonly CanonicalOption[];
 }
 
-/** `ACCEPT`, `DROP`, `RETURN`, `QUEUE`. */
+/**
+ * `ACCEPT`, `DROP`, `RETURN`, `QUEUE`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "ACCEPT"], "IPv4");
+ * rule.target?.kind // "verdict"
+ */
 export interface VerdictTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "verdict";
 }
 
-/** A jump (or goto) to a user chain. */
+/**
+ * A jump (or goto) to a user chain.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "KUBE-SERVICES"], "IPv4");
+ * rule.target // { kind: "chain", name: "KUBE-SERVICES", goto: false, options: [] }
+ */
 export interface ChainTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "chain";
 }
 
-/** `MARK`: `mark = (mark & ~mask) ^ value` (`--set-xmark value/mask`). */
+/**
+ * `MARK`: `mark = (mark & ~mask) ^ value` (`--set-xmark value/mask`).
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "MARK", "--or-mark", "0x4000"], "IPv4");
+ * const t = rule.target;
+ * t?.kind === "mark" ? [t.value, t.mask] : null // [16384, 16384]
+ */
 export interface MarkTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "mark";
@@ -255,7 +408,14 @@ export interface MarkTarget extends TargetBase {
   readonly mask: number;
 }
 
-/** `DNAT` / `SNAT`. */
+/**
+ * `DNAT` / `SNAT`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-p", "tcp", "-j", "DNAT", "--to-destination", "10.244.0.5:8080"], "IPv4");
+ * const t = rule.target;
+ * t?.kind === "nat" ? [t.minAddress, t.ports] : null // ["10.244.0.5", { min: 8080, max: 8080 }]
+ */
 export interface NatTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "nat";
@@ -267,7 +427,13 @@ export interface NatTarget extends TargetBase {
   readonly ports: PortRange | null;
 }
 
-/** `MASQUERADE` / `REDIRECT`. */
+/**
+ * `MASQUERADE` / `REDIRECT`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "MASQUERADE", "--random-fully"], "IPv4");
+ * rule.target?.kind // "ports" (MASQUERADE, REDIRECT: an optional port range)
+ */
 export interface PortsTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "ports";
@@ -275,7 +441,14 @@ export interface PortsTarget extends TargetBase {
   readonly ports: PortRange | null;
 }
 
-/** `REJECT`. */
+/**
+ * `REJECT`.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "REJECT"], "IPv4");
+ * const t = rule.target;
+ * t?.kind === "reject" ? t.rejectWith : null // "icmp-port-unreachable"
+ */
 export interface RejectTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "reject";
@@ -283,13 +456,25 @@ export interface RejectTarget extends TargetBase {
   readonly rejectWith: string;
 }
 
-/** Any other target extension (LOG, NFLOG, CONNMARK, CHECKSUM, CT…): options only. */
+/**
+ * Any other target extension (LOG, NFLOG, CONNMARK, CHECKSUM, CT…): options only.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "LOG", "--log-prefix", "x"], "IPv4");
+ * rule.target?.kind // "generic": kept with its options as written
+ */
 export interface GenericTarget extends TargetBase {
   /** Discriminant. */
   readonly kind: "generic";
 }
 
-/** The target of a canonical rule. */
+/**
+ * The target of a canonical rule.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-j", "KUBE-MARK-MASQ"], "IPv4");
+ * rule.target?.kind // "chain"
+ */
 export type CanonicalTarget =
   | VerdictTarget
   | ChainTarget
@@ -299,7 +484,14 @@ export type CanonicalTarget =
   | RejectTarget
   | GenericTarget;
 
-/** One rule as the kernel stores it and iptables-save prints it. */
+/**
+ * One rule as the kernel stores it and iptables-save prints it.
+ *
+ * @example
+ * const rule = canonicalizeRule(["-m", "tcp", "-p", "tcp", "-d", "10.96.0.10", "--dport", "80", "-j", "KUBE-SVC-X"], "IPv4");
+ * rule.destination?.prefixLength // 32
+ * formatCanonicalRule("KUBE-SERVICES", rule) // "-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m tcp --dport 80 -j KUBE-SVC-X"
+ */
 export interface CanonicalRule {
   /** `-s`, or null when absent (or `/0` without `!`). */
   readonly source: AddressMatch | null;

@@ -212,7 +212,13 @@ export function parsePort(text: string, octal: boolean): number {
   return SERVICES.get(text) ?? -1;
 }
 
-/** An inclusive port range. */
+/**
+ * An inclusive port range.
+ *
+ * @example
+ * const m = canonicalizeRule(["-p", "tcp", "-m", "tcp", "--dport", "30000:32767", "-j", "ACCEPT"], "IPv4").matches[0];
+ * m?.kind === "ports" ? m.destinationPort : null // { min: 30000, max: 32767, negated: false }
+ */
 export interface PortRange {
   /** Lowest port. */
   readonly min: number;

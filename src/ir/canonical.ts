@@ -42,7 +42,12 @@ export { NAT_ONLY_TARGETS } from "./canonical-targets.js";
 export type * from "./canonical-types.js";
 export { probabilityToStored, probabilityToText, saveString } from "./canonical-values.js";
 
-/** Options of {@link canonicalizeRule}. */
+/**
+ * Options of {@link canonicalizeRule}.
+ *
+ * @example
+ * canonicalizeRule(["-m", "comment", "--comment", "x", "-j", "ACCEPT"], "IPv4", { backend: "legacy" });
+ */
 export interface CanonicalizeOptions {
   /** The backend to imitate where nft and legacy differ (spec §12); default `"nft"`. */
   readonly backend?: Backend;

@@ -29,7 +29,13 @@ import {
   type Table,
 } from "./types.js";
 
-/** Options of {@link applyRestore}. */
+/**
+ * Options of {@link applyRestore}.
+ *
+ * @example
+ * // A delta applied as `iptables-restore --noflush` applies it:
+ * const after = applyRestore(state, parseRulesOrThrow(deltaText), { noflush: true });
+ */
 export interface ApplyRestoreOptions {
   /** `iptables-restore --noflush`: keep what the kernel holds; otherwise each table is replaced. */
   readonly noflush: boolean;

@@ -11,10 +11,19 @@
  * @module
  */
 
-/** An IP family; one rule set holds the rules of one family (`iptables` or `ip6tables`). */
-export type IPFamily = "IPv4" | "IPv6";
+// One rule set holds the rules of one family (`iptables` or `ip6tables`). One IPFamily type for
+// the whole library: the model's.
+import type { IPFamily } from "../model/types.js";
 
-/** Packet and byte counters, as `[packets:bytes]` in restore and save text. */
+export type { IPFamily };
+
+/**
+ * Packet and byte counters, as `[packets:bytes]` in restore and save text.
+ *
+ * @example
+ * parseRulesOrThrow("*nat\n:PREROUTING ACCEPT [12:720]\nCOMMIT\n").tables[0]?.chains[0]?.counters
+ * // { packets: 12n, bytes: 720n }
+ */
 export interface Counters {
   /** Packet count. */
   readonly packets: bigint;
@@ -22,7 +31,12 @@ export interface Counters {
   readonly bytes: bigint;
 }
 
-/** A chain declaration line: `:NAME POLICY [packets:bytes]`. */
+/**
+ * A chain declaration line: `:NAME POLICY [packets:bytes]`.
+ *
+ * @example
+ * generateRules(model).tables[1]?.chains[0] // { name: "KUBE-SERVICES", policy: null }
+ */
 export interface ChainDeclaration {
   /** The chain's name. */
   readonly name: string;
@@ -32,7 +46,12 @@ export interface ChainDeclaration {
   readonly counters?: Counters;
 }
 
-/** A rule command: `-A`, `-I`, `-D` or `-R` with a rule specification. */
+/**
+ * A rule command: `-A`, `-I`, `-D` or `-R` with a rule specification.
+ *
+ * @example
+ * const rule: Rule = { kind: "rule", op: "-A", chain: "KUBE-SERVICES", args: ["-d", "10.96.0.10/32", "-j", "KUBE-SVC-X"] };
+ */
 export interface Rule {
   /** Discriminant. */
   readonly kind: "rule";
@@ -48,7 +67,12 @@ export interface Rule {
   readonly counters?: Counters;
 }
 
-/** A chain command that carries no rule: flush, delete, zero or create a chain. */
+/**
+ * A chain command that carries no rule: flush, delete, zero or create a chain.
+ *
+ * @example
+ * const flush: ChainCommand = { kind: "chain", op: "-F", chain: "KUBE-SVC-X" }; // restore text "-F KUBE-SVC-X"
+ */
 export interface ChainCommand {
   /** Discriminant. */
   readonly kind: "chain";
@@ -58,7 +82,12 @@ export interface ChainCommand {
   readonly chain: string;
 }
 
-/** `-P CHAIN POLICY`: sets a built-in chain's policy inside a restore file. */
+/**
+ * `-P CHAIN POLICY`: sets a built-in chain's policy inside a restore file.
+ *
+ * @example
+ * const policy: PolicyCommand = { kind: "policy", op: "-P", chain: "FORWARD", policy: "DROP" };
+ */
 export interface PolicyCommand {
   /** Discriminant. */
   readonly kind: "policy";
@@ -70,10 +99,22 @@ export interface PolicyCommand {
   readonly policy: string;
 }
 
-/** One command line of a table block, in the order it is written. */
+/**
+ * One command line of a table block, in the order it is written.
+ *
+ * @example
+ * const kinds = generateRules(model).tables.flatMap((t) => t.entries.map((e: Entry) => e.kind)); // ["rule", …, "chain", …]
+ */
 export type Entry = Rule | ChainCommand | PolicyCommand;
 
-/** One `*table` … `COMMIT` block. */
+/**
+ * One `*table` … `COMMIT` block.
+ *
+ * @example
+ * const nat = generateRules(model).tables.find((t) => t.name === "nat");
+ * nat?.chains.length  // the chains the payload declares
+ * nat?.entries.length // its rules (and -X of stale chains)
+ */
 export interface Table {
   /** The table name (`filter`, `nat`, `mangle`, `raw`, `security`). */
   readonly name: string;
@@ -87,6 +128,11 @@ export interface Table {
  * A set of rules for one IP family: either a payload (what is handed to `iptables-restore`,
  * possibly with `-X` and `-D` commands) or a state (what the kernel holds: only `-A` rules,
  * every chain declared).
+ *
+ * @example
+ * const ruleSet: RuleSet = generateRules(model);
+ * ruleSet.family                    // "IPv4"
+ * ruleSet.tables.map((t) => t.name) // ["filter", "nat"]
  */
 export interface RuleSet {
   /** The family: `IPv4` for iptables, `IPv6` for ip6tables. */

@@ -6,7 +6,13 @@
 import type { ProxyConfig } from "../model/types.js";
 import type { ProxyConfigInput } from "./types.js";
 
-/** The settings used for every field a cluster file leaves out. */
+/**
+ * The settings used for every field a cluster file leaves out.
+ *
+ * @example
+ * DEFAULT_CONFIG.masqueradeBit // 14
+ * DEFAULT_CONFIG.profile       // "v1.30"
+ */
 export const DEFAULT_CONFIG: ProxyConfig = {
   ipFamily: "IPv4",
   hostname: "",

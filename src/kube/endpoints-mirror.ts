@@ -51,6 +51,9 @@ const LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
 /**
  * Where the parts of a mirrored slice are in its Endpoints, as path suffixes (`.subsets[0].ports`),
  * so that a problem found on the slice names what the user wrote.
+ *
+ * @example
+ * mirrorEndpoints(endpointsObject).slices[0]?.paths.ports // ".subsets[0].ports"
  */
 export interface MirrorPaths {
   /** `endpoints[k]` of the slice is this address: `.subsets[0].notReadyAddresses[3]`. */
@@ -61,13 +64,29 @@ export interface MirrorPaths {
   readonly ports: string;
 }
 
-/** A slice made from Endpoints, with where its parts came from. */
+/**
+ * A slice made from Endpoints, with where its parts came from.
+ *
+ * @example
+ * const { slices } = mirrorEndpoints(endpointsObject);
+ * slices[0]?.slice.addressType   // "IPv4"
+ * slices[0]?.paths.endpoints[0]  // ".subsets[0].addresses[0]"
+ */
 export interface MirroredSlice {
+  /** The EndpointSlice, as the mirroring controller would write it. */
   readonly slice: EndpointSlice;
+  /** Where its endpoints and ports are in the Endpoints object. */
   readonly paths: MirrorPaths;
 }
 
-/** What {@link mirrorEndpoints} made of one Endpoints object. */
+/**
+ * What {@link mirrorEndpoints} made of one Endpoints object.
+ *
+ * @example
+ * const result: MirrorResult = mirrorEndpoints(endpointsObject);
+ * result.slices.length // one per subset and family
+ * result.problems      // warnings, e.g. addresses past the mirroring controller's limit
+ */
 export interface MirrorResult {
   /** The slices, in the order their subsets and families first appear. */
   readonly slices: readonly MirroredSlice[];

@@ -17,7 +17,7 @@ export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 /** `namespace/name` of the Service a slice belongs to, or `null` when kube-proxy ignores it. */
 export function sliceServiceKey(slice: EndpointSlice): string | null {
   return isSliceRead(slice)
-    ? `${slice.metadata.namespace}/${slice.metadata.labels?.[SERVICE_NAME_LABEL]}`
+    ? `${slice.metadata?.namespace}/${slice.metadata?.labels?.[SERVICE_NAME_LABEL]}`
     : null;
 }
 
@@ -26,10 +26,10 @@ export function sliceServiceKey(slice: EndpointSlice): string | null {
  * `service-proxy-name` label (see {@link sliceServiceKey}).
  */
 export function isSliceRead(slice: EndpointSlice): boolean {
-  const labels = slice.metadata.labels;
+  const labels = slice.metadata?.labels;
   // `labels: null` is JSON for "no labels", as Go decodes it.
   if (labels != null && "service.kubernetes.io/service-proxy-name" in labels) return false;
-  const namespace = slice.metadata.namespace ?? "";
+  const namespace = slice.metadata?.namespace ?? "";
   const service = labels?.[SERVICE_NAME_LABEL] ?? "";
   return namespace !== "" && service !== "";
 }
@@ -54,7 +54,7 @@ function canonicalOfFamily(text: string, family: IPFamily): string | null {
 
 /** Orders slices as kube-proxy reads them: by name. */
 export function bySliceName(a: EndpointSlice, b: EndpointSlice): number {
-  return compareText(a.metadata.name ?? "", b.metadata.name ?? "");
+  return compareText(a.metadata?.name ?? "", b.metadata?.name ?? "");
 }
 
 const COLON = 58;

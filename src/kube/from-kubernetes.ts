@@ -14,7 +14,12 @@ import { configOverrides, type ModelOptions, modelFromInput } from "./to-model.j
 import type { ClusterInput, ProxyConfigInput } from "./types.js";
 import { validateAndPrebuild, validateClusterInput } from "./validate.js";
 
-/** Options of {@link prepareCluster}. */
+/**
+ * Options of {@link prepareCluster}.
+ *
+ * @example
+ * prepareCluster(input, { family: "IPv6", config: { profile: "v1.22" }, strict: true });
+ */
 export interface PrepareOptions {
   /** The family to build (default: `config.ipFamily`, else IPv4). */
   readonly family?: IPFamily;
@@ -26,7 +31,13 @@ export interface PrepareOptions {
   readonly origins?: ObjectOrigins;
 }
 
-/** What {@link prepareCluster} returns: the model, or `null` when the input is unusable, and every problem. */
+/**
+ * What {@link prepareCluster} returns: the model, or `null` when the input is unusable, and every problem.
+ *
+ * @example
+ * const { model, problems } = prepareCluster(input);
+ * if (model === null) throw new KubeIptablesError(problems.filter((p) => p.severity === "error"));
+ */
 export interface PrepareResult {
   /** The model of the valid objects, or `null`. */
   readonly model: ClusterModel | null;

@@ -35,13 +35,29 @@ const KINDS: Readonly<Record<string, string>> = {
   Endpoints: "v1",
 };
 
-/** The namespace kubectl gives an object that names none. */
+/**
+ * The namespace kubectl gives an object that names none.
+ *
+ * @example
+ * DEFAULT_NAMESPACE // "default"
+ */
 export const DEFAULT_NAMESPACE = "default";
 
-/** A kind of object this library reads. */
+/**
+ * A kind of object this library reads.
+ *
+ * @example
+ * const kind: ItemKind = "EndpointSlice"; // the kind of the items of an EndpointSliceList
+ */
 export type ItemKind = "Service" | "EndpointSlice";
 
-/** Options of the functions that read Kubernetes objects. */
+/**
+ * Options of the functions that read Kubernetes objects.
+ *
+ * @example
+ * // Objects without a namespace, as `kubectl apply -n shop -f FILE` reads them:
+ * splitKubernetesList(JSON.parse(manifests), { namespace: "shop" });
+ */
 export interface ReadOptions {
   /**
    * The namespace of an object whose `metadata.namespace` is absent, null or empty (default
@@ -50,7 +66,13 @@ export interface ReadOptions {
   readonly namespace?: string;
 }
 
-/** An object left out because kube-proxy does not read its kind (or its apiVersion). */
+/**
+ * An object left out because kube-proxy does not read its kind (or its apiVersion).
+ *
+ * @example
+ * const { skipped } = splitKubernetesList({ kind: "List", items: [{ apiVersion: "apps/v1", kind: "Deployment" }] });
+ * skipped // [{ path: "items[0]", kind: "Deployment" }]
+ */
 export interface SkippedObject {
   /** Where it was: `items[4]`, `documents[2]`, `services[1]`. */
   readonly path: string;
@@ -62,7 +84,13 @@ export interface SkippedObject {
   readonly source?: string;
 }
 
-/** A List split into the two kinds of objects, each with the path it had in the List. */
+/**
+ * A List split into the two kinds of objects, each with the path it had in the List.
+ *
+ * @example
+ * const { services, endpointSlices, problems } = splitKubernetesList(JSON.parse(kubectlOutput));
+ * // problems name what is not a v1 Service or discovery.k8s.io/v1 EndpointSlice, e.g. items[4]
+ */
 export interface SplitList {
   /**
    * The Service items, in List order: of the right kind, not yet validated (`prepareCluster`
@@ -457,16 +485,26 @@ export function readClusterObjects(
   return { objects, paths, skipped };
 }
 
-/** Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object. */
+/**
+ * Where each Service and EndpointSlice of a cluster input came from: `items[3]`, `documents[1]`, or `""` for a lone object.
+ *
+ * @example
+ * const read = readClusterJson(kubectlOutput); // `kubectl get svc,endpointslices -A -o json`
+ * read?.origins.services[0] // "items[0]": problems of services[0] are reported there
+ */
 export interface ObjectOrigins {
+  /** The origin of each Service, by its index in `services`. */
   readonly services: readonly string[];
+  /** The origin of each EndpointSlice, by its index in `endpointSlices`. */
   readonly endpointSlices: readonly string[];
   /**
    * The file (or other source) each object came from, when the input was put together from
    * several (see `mergeClusterReads`): problems then carry it as their `source`.
    */
   readonly sources?: {
+    /** The source of each Service. */
     readonly services: readonly string[];
+    /** The source of each EndpointSlice. */
     readonly endpointSlices: readonly string[];
   };
   /**

@@ -16,9 +16,17 @@ import type { ReadResult } from "./read-value.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 
-/** One source's read input and its name (a file name, as the user gave it). */
+/**
+ * One source's read input and its name (a file name, as the user gave it).
+ *
+ * @example
+ * const reads: NamedRead[] = files.map((file) => ({ source: file, read: readClusterText(readFileSync(file, "utf8")) }));
+ * mergeClusterReads(reads); // one cluster; problems carry their file as `source`
+ */
 export interface NamedRead {
+  /** The source's name, as problems should show it (`cluster.yaml`, `standard input`). */
   readonly source: string;
+  /** What was read from it. */
   readonly read: ReadResult;
 }
 

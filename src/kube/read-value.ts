@@ -26,7 +26,15 @@ import type { ClusterInput } from "./types.js";
 import { validateClusterInput } from "./validate.js";
 import { isObject } from "./validate-report.js";
 
-/** What `readClusterText` found. */
+/**
+ * What `readClusterText` found.
+ *
+ * @example
+ * const read = readClusterJson('{"kind": "List", "items": []}');
+ * read?.shape    // "list"
+ * read?.input    // { services: [], endpointSlices: [] }
+ * read?.problems // []
+ */
 export interface ReadResult {
   /** The cluster input, or `null` when the text could not be read. */
   readonly input: ClusterInput | null;

@@ -7,7 +7,7 @@
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
 import type { Endpoint, IPFamily, Protocol, ServicePort } from "../model/types.js";
 import { portKey } from "./endpoints.js";
-import type { Service } from "./types.js";
+import type { Service, ServiceSpec } from "./types.js";
 
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
 
@@ -19,14 +19,14 @@ export const IGNORED_OBJECT_LABELS: readonly string[] = [
 
 /** Why kube-proxy ignores a Service whatever the family, or `null`. */
 function ignoredReason(service: Service): string | null {
-  const labels = service.metadata.labels;
+  const labels = service.metadata?.labels;
   // `labels: null` is JSON for "no labels", as Go decodes it.
   if (labels != null) {
     for (const label of IGNORED_OBJECT_LABELS) {
       if (label in labels) return `it carries the label ${label}`;
     }
   }
-  const spec = service.spec;
+  const spec: ServiceSpec = service.spec ?? {};
   if (spec.type === "ExternalName") return "it is an ExternalName Service";
   if (spec.clusterIP === undefined || spec.clusterIP === "" || spec.clusterIP === "None") {
     return "it is headless (no cluster IP)";
@@ -52,7 +52,7 @@ export function handledClusterIP(service: Service, family: IPFamily): string | n
 
 /** The cluster IP of one family, canonical, or `null`. */
 export function clusterIPOf(service: Service, family: IPFamily): string | null {
-  const spec = service.spec;
+  const spec: ServiceSpec = service.spec ?? {};
   const families = spec.ipFamilies ?? [];
   if (families.length === 0) {
     const ip = spec.clusterIP === undefined ? null : canonicalIP(spec.clusterIP);
@@ -135,7 +135,7 @@ export function pushServicePorts(
   endpoints: ReadonlyMap<string, readonly Endpoint[]> | undefined,
   honorIPMode: boolean,
 ): void {
-  const spec = service.spec;
+  const spec: ServiceSpec = service.spec ?? {};
   const type = spec.type ?? "ClusterIP";
   const externalIPs = addressesOfFamily(spec.externalIPs, family);
   const ingresses = service.status?.loadBalancer?.ingress;
@@ -169,8 +169,8 @@ export function pushServicePorts(
       : 0;
   const healthCheckNodePort =
     type === "LoadBalancer" && externalPolicyLocal ? (spec.healthCheckNodePort ?? 0) : 0;
-  const namespace = service.metadata.namespace ?? "";
-  const name = service.metadata.name ?? "";
+  const namespace = service.metadata?.namespace ?? "";
+  const name = service.metadata?.name ?? "";
   const internalPolicyLocal = spec.internalTrafficPolicy === "Local";
   const trafficDistribution = spec.trafficDistribution ?? "";
   for (const port of spec.ports ?? NONE) {

@@ -24,8 +24,8 @@ export class SliceIndex<T = EndpointSlice> {
   /** Indexes `value` under `slice`'s Service, after those added before (unless kube-proxy ignores it). */
   add(slice: EndpointSlice, value: T): void {
     if (!isSliceRead(slice)) return;
-    const namespace = text(slice.metadata.namespace);
-    const service = text(slice.metadata.labels?.[SERVICE_NAME_LABEL]);
+    const namespace = text(slice.metadata?.namespace);
+    const service = text(slice.metadata?.labels?.[SERVICE_NAME_LABEL]);
     if (namespace.includes("/") || service.includes("/"))
       pushTo(this.byKey, `${namespace}/${service}`, value);
     let names = this.byNamespace.get(namespace);

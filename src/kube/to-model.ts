@@ -13,6 +13,11 @@ import type { ClusterInput, EndpointSlice, Service } from "./types.js";
 /**
  * Builds the model one family's proxier works from, trusting the input to be valid (see
  * `modelFromKubernetes` for the checked variant).
+ *
+ * @example
+ * // Objects the API server has already validated, without checking them again:
+ * const model = buildModel(services, endpointSlices, resolveConfig({ hostname: "node-a" }));
+ * generateRestoreText(model);
  */
 export function buildModel(
   services: readonly Service[],
@@ -58,7 +63,7 @@ function collectServicePorts(
     const clusterIP = handledClusterIP(service, family);
     if (clusterIP === null) continue;
     const meta = service.metadata;
-    const endpoints = endpointSource.endpointsOf(meta.namespace, meta.name, duplicates);
+    const endpoints = endpointSource.endpointsOf(meta?.namespace, meta?.name, duplicates);
     pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode);
   }
   return servicePorts;

@@ -12,7 +12,12 @@ import type { NameRule } from "./validate-names.js";
 /** One step of a JSON path: an object key or an array index. */
 export type PathKey = string | number;
 
-/** A plain JSON object. */
+/**
+ * A plain JSON object.
+ *
+ * @example
+ * const value: JsonObject = JSON.parse('{"kind": "Endpoints"}');
+ */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 /**

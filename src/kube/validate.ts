@@ -49,7 +49,12 @@ export function validateClusterInput(input: unknown, options: ValidateOptions = 
   return validateAndPrebuild(input, undefined, options.profile);
 }
 
-/** Options of {@link validateClusterInput}. */
+/**
+ * Options of {@link validateClusterInput}.
+ *
+ * @example
+ * validateClusterInput(input, { profile: "v1.22" }); // an ipMode: Proxy ingress is fine under v1.22
+ */
 export interface ValidateOptions {
   /** The kube-proxy release the objects are read for; default the config's, else v1.30. */
   readonly profile?: Profile;

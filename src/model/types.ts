@@ -6,13 +6,30 @@
  * @module
  */
 
-/** An IP family. */
+/**
+ * An IP family.
+ *
+ * @example
+ * const family: IPFamily = "IPv6";
+ * prepareCluster(input, { family });
+ */
 export type IPFamily = "IPv4" | "IPv6";
 
-/** A Service port protocol, lower case as kube-proxy writes it. */
+/**
+ * A Service port protocol, lower case as kube-proxy writes it.
+ *
+ * @example
+ * const protocol: Protocol = "udp"; // lower case, as kube-proxy writes it in rules
+ * servicePortChains("kube-system/kube-dns:dns", protocol).svc // "KUBE-SVC-TCOU7JCQXEZGVUNU"
+ */
 export type Protocol = "tcp" | "udp" | "sctp";
 
-/** How kube-proxy tells traffic from local pods apart (`--detect-local-mode`). */
+/**
+ * How kube-proxy tells traffic from local pods apart (`--detect-local-mode`).
+ *
+ * @example
+ * const detect: DetectLocal = { mode: "ClusterCIDR", cidrs: ["10.244.0.0/16"] };
+ */
 export type DetectLocal =
   | {
       /** Pod traffic is traffic from a CIDR: the cluster CIDR, or the node's pod CIDR. */
@@ -37,10 +54,22 @@ export type DetectLocal =
       readonly mode: "None";
     };
 
-/** Which kube-proxy release's layout to produce. */
+/**
+ * Which kube-proxy release's layout to produce.
+ *
+ * @example
+ * const profile: Profile = "v1.22";
+ * modelFromKubernetes({ config: { profile }, services, endpointSlices });
+ */
 export type Profile = "v1.30" | "v1.32" | "latest" | "v1.22";
 
-/** One node's proxy settings: the `config` part of a cluster file. */
+/**
+ * One node's proxy settings: the `config` part of a cluster file.
+ *
+ * @example
+ * const config: ProxyConfig = resolveConfig({ hostname: "node-a" });
+ * config.masqueradeBit // 14: every field has its value
+ */
 export interface ProxyConfig {
   /** The family this proxier handles. */
   readonly ipFamily: IPFamily;
@@ -68,7 +97,13 @@ export interface ProxyConfig {
   readonly profile: Profile;
 }
 
-/** One endpoint of a Service port, after kube-proxy's de-duplication. */
+/**
+ * One endpoint of a Service port, after kube-proxy's de-duplication.
+ *
+ * @example
+ * const web = modelFromKubernetes(input).servicePorts[0];
+ * web?.endpoints[0] // { ip: "10.244.1.5", port: 8080, endpoint: "10.244.1.5:8080", ready: true, isLocal: false, … }
+ */
 export interface Endpoint {
   /** Canonical IP address. */
   readonly ip: string;
@@ -90,7 +125,14 @@ export interface Endpoint {
   readonly nodeHints: readonly string[];
 }
 
-/** One port of a Service as one family's proxier sees it. */
+/**
+ * One port of a Service as one family's proxier sees it.
+ *
+ * @example
+ * const port = modelFromKubernetes(input).servicePorts[0];
+ * port?.protocol  // "tcp"
+ * port?.clusterIP // "10.96.0.10"
+ */
 export interface ServicePort {
   /** The Service's namespace. */
   readonly namespace: string;
@@ -126,7 +168,13 @@ export interface ServicePort {
   readonly endpoints: readonly Endpoint[];
 }
 
-/** All Service ports one family's proxier handles, plus its settings. */
+/**
+ * All Service ports one family's proxier handles, plus its settings.
+ *
+ * @example
+ * const model: ClusterModel = modelFromKubernetes({ config: { hostname: "node-a" }, services, endpointSlices });
+ * model.servicePorts.map((p) => `${p.namespace}/${p.name}:${p.portName}`) // ["default/web:http", …]
+ */
 export interface ClusterModel {
   /** The node's proxy settings. */
   readonly config: ProxyConfig;

@@ -116,7 +116,13 @@ export function chainHash(input: string): string {
   return hash;
 }
 
-/** The chain names of one service port, which share one hash. */
+/**
+ * The chain names of one service port, which share one hash.
+ *
+ * @example
+ * const chains: ServicePortChains = servicePortChains("kube-system/kube-dns:dns", "udp");
+ * chains.svc // "KUBE-SVC-TCOU7JCQXEZGVUNU"
+ */
 export interface ServicePortChains {
   /** `KUBE-SVC-…`: the cluster-policy load-balancing chain. */
   readonly svc: string;

@@ -30,7 +30,12 @@ import { NO_PROBLEMS, ObjectChecks } from "./object-checks.js";
 import { PortOrder } from "./order.js";
 import { ClusterIndex } from "./tracker.js";
 
-/** Options of {@link createSync}. */
+/**
+ * Options of {@link createSync}.
+ *
+ * @example
+ * createSync({ hostname: "node-a" }, { family: "IPv6", validate: true });
+ */
 export interface SyncOptions {
   /** The family of this proxier, overriding `config.ipFamily`. */
   readonly family?: IPFamily;
@@ -51,7 +56,13 @@ export interface SyncOptions {
   readonly validate?: boolean;
 }
 
-/** What one update did. */
+/**
+ * What one update did.
+ *
+ * @example
+ * const { stats } = sync.update(services, endpointSlices);
+ * stats.portsChanged // service ports whose rules changed in this update
+ */
 export interface SyncStats {
   /** Services whose objects or slices were new or gone (and so were looked at again). */
   readonly servicesExamined: number;
@@ -86,7 +97,14 @@ export interface SyncStats {
   readonly initial: boolean;
 }
 
-/** The outcome of one update. */
+/**
+ * The outcome of one update.
+ *
+ * @example
+ * const result = createSync({ hostname: "node-a" }).update(services, endpointSlices);
+ * result.deltaText // for iptables-restore --noflush
+ * result.state     // the kernel state afterwards
+ */
 export interface SyncResult {
   /** The full payload kube-proxy would write for this cluster (built on first access). */
   readonly ruleSet: RuleSet;
@@ -105,7 +123,14 @@ export interface SyncResult {
   readonly problems: readonly Problem[];
 }
 
-/** A stateful incremental generator of one proxier (one family). */
+/**
+ * A stateful incremental generator of one proxier (one family).
+ *
+ * @example
+ * const sync: Sync = createSync({ hostname: "node-a" });
+ * sync.update(services, endpointSlices).deltaText; // the full payload, first
+ * sync.update(services, changedSlices).deltaText;  // only what changed
+ */
 export interface Sync {
   /**
    * Takes the current Services and EndpointSlices (pass unchanged objects as the same

@@ -68,7 +68,7 @@ function bySets<T>(prev: readonly T[], next: readonly T[]): IdentityChanges<T> {
 
 /** `namespace/name` of a Service. */
 export function serviceKey(service: Service): string {
-  return `${service.metadata.namespace ?? ""}/${service.metadata.name ?? ""}`;
+  return `${service.metadata?.namespace ?? ""}/${service.metadata?.name ?? ""}`;
 }
 
 /**

@@ -7,7 +7,13 @@
  * @module
  */
 
-/** An exact non-negative rational `numerator / denominator`, reduced. */
+/**
+ * An exact non-negative rational `numerator / denominator`, reduced.
+ *
+ * @example
+ * const outcome = traceRules(generateState(model), packet).outcomes[0];
+ * outcome?.probability // { numerator: 1n, denominator: 2n }: exact, from the kernel's fixed-point statistic
+ */
 export interface Fraction {
   /** The numerator. */
   readonly numerator: bigint;

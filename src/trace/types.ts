@@ -6,16 +6,33 @@
  */
 import type { Fraction } from "./fraction.js";
 
-/** A transport protocol kube-proxy writes rules for. */
+/**
+ * A transport protocol kube-proxy writes rules for.
+ *
+ * @example
+ * const protocol: TraceProtocol = "sctp";
+ */
 export type TraceProtocol = "tcp" | "udp" | "sctp";
 
 /**
  * Where the packet enters the node: `pod` and `external` arrive on an interface and go through
  * PREROUTING; `node` is sent by the node itself and goes through OUTPUT.
+ *
+ * @example
+ * const from: Origin = "external"; // enters through nat PREROUTING from outside the cluster
  */
 export type Origin = "pod" | "external" | "node";
 
-/** The first packet of a new connection. */
+/**
+ * The first packet of a new connection.
+ *
+ * @example
+ * const packet: Packet = {
+ *   source: "10.244.1.5", sourcePort: 40000, destination: "10.96.0.10", destinationPort: 53,
+ *   protocol: "udp", from: "pod", inInterface: "cbr0",
+ * };
+ * traceRules(generateState(model), packet);
+ */
 export interface Packet {
   /** Source address. */
   readonly source: string;
@@ -43,7 +60,14 @@ export interface Packet {
   readonly outInterface?: string;
 }
 
-/** "Client `client` was last sent to endpoint chain `chain` at time `lastSeen`": one `recent` list entry. */
+/**
+ * "Client `client` was last sent to endpoint chain `chain` at time `lastSeen`": one `recent` list entry.
+ *
+ * @example
+ * // A client already pinned to an endpoint 60 seconds ago (session affinity):
+ * const affinity: AffinityRecord[] = [{ client: "10.244.1.5", chain: "KUBE-SEP-…", lastSeen: 0 }];
+ * traceRules(state, packet, { affinity, now: 60 });
+ */
 export interface AffinityRecord {
   /** The client address recorded (`--rsource`). */
   readonly client: string;
@@ -53,7 +77,12 @@ export interface AffinityRecord {
   readonly lastSeen: number;
 }
 
-/** What the tracer needs to know besides the rules. */
+/**
+ * What the tracer needs to know besides the rules.
+ *
+ * @example
+ * traceRules(generateState(model), packet, { nodeAddresses: ["192.168.0.2"] });
+ */
 export interface TraceOptions {
   /** The node's own addresses (`addrtype LOCAL`, INPUT versus FORWARD); loopback addresses are always local. */
   readonly nodeAddresses?: readonly string[];
@@ -69,7 +98,13 @@ export interface TraceOptions {
   readonly routes?: readonly TraceRoute[];
 }
 
-/** A route: packets to `destination` (an address or CIDR of the traced family) leave by `interface`. */
+/**
+ * A route: packets to `destination` (an address or CIDR of the traced family) leave by `interface`.
+ *
+ * @example
+ * // Routes for -o matches: the longest prefix decides the packet's out-interface.
+ * traceRules(state, packet, { routes: [{ destination: "10.244.0.0/24", interface: "cbr0" }, { destination: "0.0.0.0/0", interface: "eth0" }] });
+ */
 export interface TraceRoute {
   /** The destination prefix (`10.244.1.0/24`, `fd00::/64`, or one address). */
   readonly destination: string;
@@ -83,12 +118,20 @@ export interface TraceRoute {
  * node: the node's addresses were not given), `match` (an iptables match the tracer cannot
  * evaluate, `test`, holds for the packet `subject`: ipset contents, physdev, rpfilter, owner of a
  * local socket, rate limits…).
+ *
+ * @example
+ * const kind: ConditionKind = "out-interface"; // the path depends on the packet's route
  */
 export type ConditionKind = "out-interface" | "in-interface" | "local-address" | "match";
 
 /**
  * A fact an outcome depends on. In JSON:
  * `{"kind":"out-interface","subject":"10.244.2.21","test":"docker0","holds":false,"text":"the route to 10.244.2.21 does not leave by docker0"}`.
+ *
+ * @example
+ * // A path that depends on something the rules cannot decide (here, which interface the route takes):
+ * const outcome = traceRules(state, packet).outcomes.find((o) => o.conditions.length > 0);
+ * outcome?.conditions[0] // { kind: "out-interface", … }
  */
 export interface TraceCondition {
   /** What the fact is about. */
@@ -106,13 +149,30 @@ export interface TraceCondition {
   readonly text: string;
 }
 
-/** Where a packet is routed. */
+/**
+ * Where a packet is routed.
+ *
+ * @example
+ * traceRules(state, packet).outcomes[0]?.route // "forward": routed on to a pod on another node
+ */
 export type Route = "local" | "forward" | "output";
 
-/** How a path ended. */
+/**
+ * How a path ended.
+ *
+ * @example
+ * traceRules(state, packet).outcomes.map((o) => o.verdict) // ["accepted", "accepted"]
+ */
 export type Verdict = "accepted" | "rejected" | "dropped" | "unknown";
 
-/** One rule a path matched. */
+/**
+ * One rule a path matched.
+ *
+ * @example
+ * const step = traceRules(state, packet).outcomes[0]?.steps[0];
+ * step?.chain // "PREROUTING"
+ * step?.rule  // "-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES"
+ */
 export interface TraceStep {
   /** The table. */
   readonly table: string;
@@ -130,7 +190,12 @@ export interface TraceStep {
   readonly share: Fraction | null;
 }
 
-/** An address and port. */
+/**
+ * An address and port.
+ *
+ * @example
+ * traceRules(state, packet).outcomes[0]?.dnat // { address: "10.244.0.5", port: 53 }
+ */
 export interface SocketAddress {
   /** The address. */
   readonly address: string;
@@ -154,6 +219,10 @@ export interface SocketAddress {
  * `probability` is the path's probability given its `conditions`: outcomes whose conditions
  * contradict each other are alternatives, not shares, and for any one truth of the facts the
  * outcomes that hold sum to 1.
+ *
+ * @example
+ * const outcome = traceRules(state, packet).outcomes[0];
+ * outcome?.summary // "kube-system/kube-dns:dns → 10.244.0.5:53  p=0.500000000  no masquerade"
  */
 export interface TraceOutcome {
   /** Accepted (delivered or forwarded), rejected, dropped, or unknown (a rule the tracer does not model). */
@@ -191,7 +260,14 @@ export interface TraceOutcome {
   readonly summary: string;
 }
 
-/** Every outcome of one packet. */
+/**
+ * Every outcome of one packet.
+ *
+ * @example
+ * const result: TraceResult = traceRules(generateState(model), packet);
+ * result.outcomes.length // one per path the packet can take
+ * formatTraceText(result);
+ */
 export interface TraceResult {
   /** The packet traced. */
   readonly packet: Packet;

@@ -23,8 +23,8 @@ import type {
 import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
-import type { ClusterInput } from "../../src/kube/types.js";
 import { randomCluster } from "../support/random-cluster.js";
+import type { ClusterInput } from "../support/stored-types.js";
 import { canonicalView, commentsOf, ruleCounts } from "./rule-checks.js";
 import { decorateTextFields } from "./text-fields.js";
 

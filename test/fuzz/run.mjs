@@ -97,7 +97,11 @@ async function main() {
 async function work() {
   const fc = (await import("fast-check")).default;
   const fuzz = await import(pathToFileURL(workerData.bundle).href);
-  const lib = await import(pathToFileURL(join(workerData.root, "dist", "index.js")).href);
+  // The main entry and kube-iptables/util (quoteArgument lives there).
+  const lib = {
+    ...(await import(pathToFileURL(join(workerData.root, "dist", "util.js")).href)),
+    ...(await import(pathToFileURL(join(workerData.root, "dist", "index.js")).href)),
+  };
   parentPort.on("message", ({ seed, runs }) => {
     const outcomes = { refused: 0, "partly-left-out": 0, accepted: 0, quoting: 0 };
     const property = fc.property(fuzz.injectionCaseArbitrary, (c) => {

@@ -1,8 +1,9 @@
 // Optional text fields the random cluster generator leaves out, added so that the injection
 // fuzzer has every text field of the input to aim at: endpoint hostnames, node hints,
 // annotations, labels, appProtocol, interface names for local-traffic detection.
-import type { ClusterInput, EndpointSlice, Service } from "../../src/kube/types.js";
+
 import type { RandomCluster } from "../support/random-cluster.js";
+import type { ClusterInput, EndpointSlice, Service } from "../support/stored-types.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: Mutable<T[K]> };
 

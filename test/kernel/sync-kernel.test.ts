@@ -16,11 +16,11 @@ import { formatSave } from "../../src/format/save.js";
 import { generateState } from "../../src/generate/rules.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
-import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../../src/kube/types.js";
 import { createSync } from "../../src/sync/index.js";
 import { listVectors, readJson } from "../support/fixtures.js";
 import { EMPTY_TABLES, foreign, inject, STALE_CHAIN } from "../support/foreign-rules.js";
 import { randomCluster, seededRng } from "../support/random-cluster.js";
+import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../support/stored-types.js";
 import { type Backend, binary, kernelSkipReason } from "./harness.js";
 
 const skip = kernelSkipReason();

@@ -18,7 +18,7 @@ import type {
   ProxyConfigInput,
   Service,
   ServicePortSpec,
-} from "../../src/kube/types.js";
+} from "./stored-types.js";
 
 /** A source of integers; everything else is derived from it. */
 export interface Rng {
