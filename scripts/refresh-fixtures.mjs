@@ -18,6 +18,8 @@ const folders = [
   ["fixtures/kube-proxy", "kube-proxy"],
   ["fixtures/kube-proxy-sequences", "kube-proxy-sequences"],
   ["fixtures/kube-proxy-v1.22", "kube-proxy-v1.22"],
+  // Already gzipped (.json.gz): copied as they are.
+  ["fixtures/kube-proxy-nft", "kube-proxy-nft"],
   ["fixtures/iptables-save", "iptables-save"],
   ["fixtures/bench", "bench"],
   ["seeds", "seeds"],

@@ -88,7 +88,12 @@ export type {
   ServicePort,
 } from "./model/types.js";
 export { chainHash, endpointChain, servicePortChains, servicePortName } from "./naming/chain-names.js";
+export { nftEndpointBase, nftNameBase, nftServicePortNames } from "./naming/nft-names.js";
 export { probability } from "./naming/probability.js";
+export type { NftablesOptions, NftCommand, NftFamily, NftHook, NftRule, NftTable } from "./nftables/index.js";
+export { formatNftDump, formatNftRuleset, formatNftTransaction, generateNftables } from "./nftables/index.js";
+export type { ClusterPlan, LocalDetector, NodePlan, ServicePortPlan } from "./plan/index.js";
+export { planCluster } from "./plan/index.js";
 export type { Sync, SyncOptions, SyncResult, SyncStats } from "./sync/index.js";
 export { createSync } from "./sync/index.js";
 export type {

@@ -9,6 +9,7 @@ import { generateSaveText } from "../generate/save-text.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
+import { runGenerateNft } from "./generate-nft.js";
 import { expandInputs, readInput, writeErr, writeOut, writeRuleTextProblems } from "./io.js";
 import {
   applyNodeOptions,
@@ -33,6 +34,8 @@ function parse(argv: readonly string[]) {
         format: { type: "string" },
         strict: { type: "boolean" },
         current: { type: "string" },
+        mode: { type: "string" },
+        "service-cidr": { type: "string", multiple: true },
       },
     });
   } catch (e) {
@@ -58,6 +61,12 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
 /** Runs `generate` and returns the exit code. */
 export async function runGenerate(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
+  // nftables mode has its own formats and options (generate-nft.ts).
+  if (values.mode !== undefined && values.mode !== "iptables") {
+    if (values.current !== undefined) throw new UsageError("--current is for iptables mode");
+    return runGenerateNft(argv);
+  }
+  if (values["service-cidr"] !== undefined) throw new UsageError("--service-cidr is for --mode nftables");
   if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");

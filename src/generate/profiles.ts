@@ -11,6 +11,8 @@
  * | `firewallDropTarget`      | KUBE-MARK-DROP | KUBE-PROXY-FIREWALL | same | same           |
  * | `topology`                | `none`       | `zone`       | `zone`       | `node-then-zone`|
  * | `duplicateEndpoints`      | `prefer-local` | `prefer-local` | `prefer-local` | `prefer-non-terminating` |
+ * | `nftablesLayout`          | none         | `A`          | `A`          | `B`             |
+ * | `nftFirewallElementComment` | no         | yes          | no           | no              |
  *
  * @module
  */
@@ -54,6 +56,13 @@ export interface ProfileTraits {
   readonly terminatingFallback: boolean;
   /** Which copy of an `IP:port` listed in two slices of one Service survives. */
   readonly duplicateEndpoints: "prefer-local" | "prefer-non-terminating";
+  /**
+   * The nftables mode's layout (spec/kube-proxy-nftables.md §1): `A` = 1.30–1.33 (filter base
+   * chains at -110, `filter-output-post-dnat`), `B` = 1.34/1.35; `null` = no nftables mode.
+   */
+  readonly nftablesLayout: "A" | "B" | null;
+  /** nftables mode: `firewall-ips` elements carry the service port's name (gone by ≈1.32). */
+  readonly nftFirewallElementComment: boolean;
 }
 
 const V130: ProfileTraits = {
@@ -68,18 +77,22 @@ const V130: ProfileTraits = {
   topology: "zone",
   terminatingFallback: true,
   duplicateEndpoints: "prefer-local",
+  nftablesLayout: "A",
+  nftFirewallElementComment: true,
 };
 
 /** The traits of every profile. */
 export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
   "v1.30": V130,
-  "v1.32": { ...V130, name: "v1.32", nfacctCounters: true },
+  "v1.32": { ...V130, name: "v1.32", nfacctCounters: true, nftFirewallElementComment: false },
   latest: {
     ...V130,
     name: "latest",
     nfacctCounters: true,
     topology: "node-then-zone",
     duplicateEndpoints: "prefer-non-terminating",
+    nftablesLayout: "B",
+    nftFirewallElementComment: false,
   },
   "v1.22": {
     name: "v1.22",
@@ -93,6 +106,8 @@ export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
     topology: "none",
     terminatingFallback: false,
     duplicateEndpoints: "prefer-local",
+    nftablesLayout: null,
+    nftFirewallElementComment: false,
   },
 };
 

@@ -1,0 +1,83 @@
+/**
+ * One service port's plan (§5–§6 of the iptables spec; the nftables proxier makes the same
+ * decisions): endpoint lists from `categorizeEndpoints`, which policy chains exist, where
+ * internal and external traffic go, and what happens when there is nowhere to go.
+ *
+ * @module
+ */
+import { categorizeEndpoints, externallyAccessible, legacyEndpoints } from "../generate/endpoints.js";
+import { rangeContains } from "../generate/rule-parts.js";
+import type { ClusterModel, Endpoint, ServicePort } from "../model/types.js";
+import { servicePortName } from "../naming/chain-names.js";
+import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "./types.js";
+
+/**
+ * Plans one service port.
+ *
+ * @example
+ * planServicePort(port, planNode(model), model.config).usesClusterPolicyChain // true with ready endpoints
+ */
+export function planServicePort(
+  port: ServicePort,
+  node: NodePlan,
+  config: Pick<ClusterModel["config"], "nodeLabels" | "hostname">,
+): ServicePortPlan {
+  const spn = servicePortName(port.namespace, port.name, port.portName);
+  const { cluster, local, reachable, hasEndpoints } = categorizeEndpoints(
+    port,
+    config.nodeLabels,
+    node.traits,
+    config.hostname,
+  );
+  const external = externallyAccessible(port);
+  const hasInternalEndpoints = hasEndpoints && !(port.internalPolicyLocal && local.length === 0);
+  const hasExternalEndpoints = hasEndpoints && !(port.externalPolicyLocal && local.length === 0);
+  // kube-proxy: "reject" when nothing serves the port anywhere, "drop" when only the local
+  // policy finds nothing on this node.
+  const verdict = (has: boolean): NoEndpointsVerdict | null =>
+    has ? null : hasEndpoints ? "drop" : "reject";
+  const firewall =
+    port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0
+      ? {
+          sourceRanges: port.loadBalancerSourceRanges,
+          allowsNode:
+            node.primaryNodeIP !== null &&
+            port.loadBalancerSourceRanges.some((r) => rangeContains(r, node.primaryNodeIP as string)),
+        }
+      : null;
+  return {
+    port,
+    servicePortName: spn,
+    clusterEndpoints: cluster,
+    localEndpoints: local,
+    reachableEndpoints: reachable,
+    hasEndpoints,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    externallyAccessible: external,
+    usesClusterPolicyChain: cluster.length > 0 && (!port.internalPolicyLocal || external),
+    usesLocalPolicyChain:
+      local.length > 0 && (port.internalPolicyLocal || (port.externalPolicyLocal && external)),
+    usesExternalChain: hasEndpoints && external,
+    internalPolicy: port.internalPolicyLocal ? "local" : "cluster",
+    externalPolicy: port.externalPolicyLocal ? "local" : "cluster",
+    internalNoEndpoints: verdict(hasInternalEndpoints),
+    externalNoEndpoints: verdict(hasExternalEndpoints),
+    firewall,
+    clusterIPMasquerade: node.masqueradeAll ? "all" : node.localDetector !== null ? "non-local" : "none",
+    affinitySeconds: port.stickyMaxAgeSeconds,
+    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port) : null,
+  };
+}
+
+function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
+  const endpoints = legacyEndpoints(port);
+  const ready: Endpoint[] = [];
+  const localReady: Endpoint[] = [];
+  for (const ep of endpoints) {
+    if (!ep.ready) continue;
+    ready.push(ep);
+    if (ep.isLocal) localReady.push(ep);
+  }
+  return { endpoints, ready, localReady };
+}
