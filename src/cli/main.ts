@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_PROFILE, PROFILE_NAMES } from "../model/profiles.js";
 import { runDiff } from "./diff.js";
 import { runGenerate } from "./generate.js";
 import { writeErr, writeOut } from "./io.js";
@@ -34,8 +35,8 @@ generate options:
                                iptables-restore; json: the rule set as data
   --family IPv4|IPv6|both      the proxier's family (default: config.ipFamily, else IPv4); both
                                prints the IPv4 text, then the IPv6 text, each after a '#' line
-  --profile v1.30|v1.32|latest|v1.22
-                               the kube-proxy release whose layout to print (default v1.30)
+  --profile ${PROFILE_NAMES.join("|")}
+                               the kube-proxy release whose layout to print (default ${DEFAULT_PROFILE})
   --strict                     fail on any invalid Service or EndpointSlice (exit 2, no output)
                                instead of leaving it out with a message on stderr
   --current DUMP               the node's 'iptables-save' (or 'ip6tables-save') output: its
@@ -53,11 +54,14 @@ node options (override the cluster file's config; defaults in brackets):
   --no-detect-local            no local traffic detection [the default without a config]
   --masquerade-bit N           mark bit for masquerading, 0-31 [14]
   --masquerade-all             masquerade all traffic to cluster IPs [off]
-  --nodeport-addresses LIST    comma-separated CIDRs, or 'primary' [every local address]
+  --nodeport-addresses LIST    comma-separated CIDRs, or 'primary' [every local address];
+                               from v1.37 also 'localhost' and 'all', mixed with CIDRs
   --no-localhost-nodeports     node ports do not answer on 127.0.0.0/8 [they do]
   --zone ZONE                  the node's topology.kubernetes.io/zone label
   --random-fully               the iptables binary supports --random-fully [off]
   --conntrack-tcp-be-liberal   nf_conntrack_tcp_be_liberal is set [off]
+  --no-external-ips            the AllowServiceExternalIPs gate is off (v1.36+): no rules for
+                               Services' externalIPs [on]
 
 diff: OLD and NEW are each a cluster file or a rules text (iptables-restore input or an
 iptables-save dump, detected). summary (default) lists what changed per Service; restore prints

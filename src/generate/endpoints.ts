@@ -5,8 +5,9 @@
  *
  * @module
  */
+
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
-import { PROFILES, type ProfileTraits } from "./profiles.js";
 
 /** The zone label kube-proxy reads from its Node. */
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -90,7 +91,7 @@ const NONE: readonly Endpoint[] = [];
 export function categorizeEndpoints(
   port: ServicePort,
   nodeLabels: Readonly<Record<string, string>>,
-  traits: ProfileTraits = PROFILES["v1.30"],
+  traits: ProfileTraits = PROFILES[DEFAULT_PROFILE],
   nodeName = "",
 ): EndpointCategories {
   const endpoints = port.endpoints;

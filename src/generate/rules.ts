@@ -12,6 +12,7 @@ import {
   type RuleSet,
   type Table,
 } from "../ir/types.js";
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
 import {
@@ -25,7 +26,6 @@ import {
   nodePortsTailRules,
 } from "./base-chains.js";
 import { createContext, type GenerationContext } from "./context.js";
-import { PROFILES, type ProfileTraits } from "./profiles.js";
 import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
 
 /** Options of {@link generateRules}. */
@@ -53,7 +53,7 @@ const XLB_SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SEP-", "KUBE-FW-", "KUBE-
  * isServiceChain("KUBE-SVL-ABC")                          // true
  * isServiceChain("KUBE-XLB-ABC", PROFILES["v1.22"])       // true
  */
-export function isServiceChain(name: string, traits: ProfileTraits = PROFILES["v1.30"]): boolean {
+export function isServiceChain(name: string, traits: ProfileTraits = PROFILES[DEFAULT_PROFILE]): boolean {
   const prefixes = traits.externalChains === "xlb" ? XLB_SERVICE_CHAIN_PREFIXES : SERVICE_CHAIN_PREFIXES;
   return prefixes.some((prefix) => name.startsWith(prefix));
 }
@@ -256,7 +256,10 @@ export function generateState(model: ClusterModel, options: GenerateOptions = {}
  *
  * @param traits the profile whose jumps and ensured chains apply (default v1.30).
  */
-export function stateAfterFullSync(payload: RuleSet, traits: ProfileTraits = PROFILES["v1.30"]): RuleSet {
+export function stateAfterFullSync(
+  payload: RuleSet,
+  traits: ProfileTraits = PROFILES[DEFAULT_PROFILE],
+): RuleSet {
   const jumps = builtinJumps(traits);
   const targets = jumpTargetChains(traits);
   const tables: Table[] = [];

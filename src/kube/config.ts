@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_PROFILE } from "../model/profiles.js";
 import type { ProxyConfig } from "../model/types.js";
 import type { ProxyConfigInput } from "./types.js";
 
@@ -19,7 +20,7 @@ export const DEFAULT_CONFIG: ProxyConfig = {
   localhostNodePorts: true,
   hasRandomFully: false,
   conntrackTCPBeLiberal: false,
-  profile: "v1.30",
+  profile: DEFAULT_PROFILE,
 };
 
 /**
@@ -53,6 +54,9 @@ export function resolveConfig(
     hasRandomFully: c.hasRandomFully ?? DEFAULT_CONFIG.hasRandomFully,
     conntrackTCPBeLiberal: c.conntrackTCPBeLiberal ?? DEFAULT_CONFIG.conntrackTCPBeLiberal,
     profile: c.profile ?? DEFAULT_CONFIG.profile,
+    ...(c.allowServiceExternalIPs === undefined
+      ? {}
+      : { allowServiceExternalIPs: c.allowServiceExternalIPs }),
     ...overrides,
   };
 }

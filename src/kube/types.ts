@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Profile } from "../model/types.js";
 
 /** `metadata` of an object. */
 export interface ObjectMeta {
@@ -142,7 +143,8 @@ export interface ProxyConfigInput {
   readonly localhostNodePorts?: boolean;
   readonly hasRandomFully?: boolean;
   readonly conntrackTCPBeLiberal?: boolean;
-  readonly profile?: "v1.30" | "v1.32" | "latest" | "v1.22";
+  readonly allowServiceExternalIPs?: boolean;
+  readonly profile?: Profile;
 }
 
 /** A cluster file: the input part of a conformance vector. */

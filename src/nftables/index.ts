@@ -7,8 +7,8 @@
  * @module
  */
 import { KubeIptablesError, type Problem, problem, warning } from "../errors.js";
-import type { ProfileTraits } from "../generate/profiles.js";
 import { parseCidr } from "../model/ip.js";
+import type { ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel } from "../model/types.js";
 import { planCluster } from "../plan/index.js";
 import type { ServicePortPlan } from "../plan/types.js";
