@@ -7,8 +7,10 @@ import { generateRules } from "../src/generate/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";
+import { expandNodePortKeywords } from "../src/model/node-port-keywords.js";
 import { isProfile, PROFILE_NAMES, PROFILES, profileTraits, traitsOfName } from "../src/model/profiles.js";
 import type { Profile } from "../src/model/types.js";
+import { formatNftTransaction, generateNftables } from "../src/nftables/index.js";
 import { listVectors, loadVector } from "./support/fixtures.js";
 import { runCli } from "./support/run-cli.js";
 
@@ -238,6 +240,44 @@ describe("v1.36 → v1.37: nodePortAddresses keywords", () => {
     const text = restore(v6, "v1.37", { nodePortAddresses: ["primary", "localhost"] });
     expect(jumps(text).map((l) => l.match(/-d (\S+)/)?.[1])).toEqual(["fd00::2"]);
     expect(restore(v6, "v1.37", { nodePortAddresses: ["all"] })).toBe(restore(v6, "v1.37"));
+  });
+});
+
+describe("nodePortAddresses keywords, one expansion for both modes", () => {
+  it("replaces localhost and all by the family's CIDR only when the profile knows them", () => {
+    expect(expandNodePortKeywords(["primary", "localhost", "10.0.0.0/8"], "IPv4", true)).toEqual([
+      "primary",
+      "127.0.0.0/8",
+      "10.0.0.0/8",
+    ]);
+    expect(expandNodePortKeywords(["localhost", "all"], "IPv6", true)).toEqual(["::1/128", "::/0"]);
+    expect(expandNodePortKeywords(["localhost"], "IPv4", false)).toEqual(["localhost"]);
+  });
+
+  it("nftables (latest, layout B): all is every local address, as 0.0.0.0/0", () => {
+    const cluster = {
+      config: { hostname: NODE, nodeIPs: ["192.168.0.2"] },
+      services: [service({ type: "NodePort", ports: [{ name: "http", port: 80, nodePort: 30080 }] })],
+      endpointSlices: [slice("web-1", [{ addresses: ["10.0.0.1"] }])],
+    } as unknown as ClusterInput;
+    const nft = (nodePortAddresses: string[]) =>
+      formatNftTransaction(
+        generateNftables(
+          modelFromInput({
+            ...cluster,
+            config: { ...cluster.config, profile: "latest", nodePortAddresses },
+          } as ClusterInput),
+        ),
+      );
+    expect(nft(["all"])).toBe(nft(["0.0.0.0/0"]));
+    expect(nft(["all"])).not.toBe(nft([]));
+  });
+
+  it("a profile without a written nftables layout says which profiles have one", () => {
+    const model = modelFromInput({ config: { profile: "v1.36" } } as ClusterInput);
+    expect(() => generateNftables(model)).toThrow(
+      /v1\.36 has no nftables mode written here \(profiles with one: v1\.30, v1\.32, v1\.34, latest\)/,
+    );
   });
 });
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import { expandNodePortKeywords } from "../model/node-port-keywords.js";
 import { type ProfileTraits, profileTraits } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 
@@ -108,16 +109,14 @@ function resolveNodePortAddresses(
   localhost: boolean;
 } {
   const cidrs = [];
-  for (const entry of config.nodePortAddresses) {
+  for (const entry of expandNodePortKeywords(
+    config.nodePortAddresses,
+    family,
+    traits.nodePortAddressKeywords,
+  )) {
     if (entry === "primary") {
       const primary = nodeIPs[0];
       if (primary !== undefined) cidrs.push(parseCidr(`${primary}/${family === "IPv4" ? 32 : 128}`));
-      continue;
-    }
-    // 1.37+ (PR #138427): 'localhost' is the family's loopback range, 'all' every address.
-    if (traits.nodePortAddressKeywords && (entry === "localhost" || entry === "all")) {
-      const v4 = family === "IPv4";
-      cidrs.push(parseCidr(entry === "all" ? (v4 ? "0.0.0.0/0" : "::/0") : v4 ? "127.0.0.0/8" : "::1/128"));
       continue;
     }
     const cidr = parseCidr(entry);
