@@ -117,6 +117,25 @@ describe("v1.32 → v1.34: PreferSameNode (node hints) before PreferSameZone", (
   });
 });
 
+describe("v1.32 → v1.34: a node without a zone label", () => {
+  // Zone hints naming the empty zone "" (a valid label value): 1.32 needs the node's zone label to
+  // use hints at all; 1.34 looks the node's zone, "", up in the hints.
+  const input = {
+    config: { hostname: NODE },
+    services: [service({})],
+    endpointSlices: [
+      slice("web-1", [
+        { addresses: ["10.0.0.1"], hints: { forZones: [{ name: "" }] } },
+        { addresses: ["10.0.0.2"], hints: { forZones: [{ name: "zone-b" }] } },
+      ]),
+    ],
+  } as unknown as ClusterInput;
+  it('v1.32 uses every endpoint, v1.34 the one hinted for the zone ""', () => {
+    expect(lines(restore(input, "v1.32"), "-j KUBE-SEP-")).toHaveLength(2);
+    expect(lines(restore(input, "v1.34"), "-j KUBE-SEP-")).toHaveLength(1);
+  });
+});
+
 describe("v1.34 → v1.36: a non-terminating duplicate endpoint is preferred", () => {
   // 10.0.0.5 is listed in two slices: first terminating on another node, then ready on this one
   // ... and the other way round. v1.34 keeps the first copy unless the later one is local.
