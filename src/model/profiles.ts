@@ -161,7 +161,7 @@ const V137: ProfileTraits = { ...V136, name: "v1.37", releases: "1.37", nodePort
 export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
   "v1.22": {
     name: "v1.22",
-    releases: "1.22–1.23",
+    releases: "1.21–1.22",
     nfacctCounters: false,
     paddedMark: true,
     externalChains: "xlb",
