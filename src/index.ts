@@ -77,6 +77,7 @@ export type {
   ServicePortSpec,
 } from "./kube/types.js";
 export { type ValidateOptions, validateClusterInput } from "./kube/validate.js";
+export { isProfile, PROFILE_NAMES, PROFILES, type ProfileTraits, profileTraits } from "./model/profiles.js";
 export type {
   ClusterModel,
   DetectLocal,
