@@ -11,6 +11,7 @@ import { expandNodePortKeywords } from "../src/model/node-port-keywords.js";
 import { isProfile, PROFILE_NAMES, PROFILES, profileTraits, traitsOfName } from "../src/model/profiles.js";
 import type { Profile } from "../src/model/types.js";
 import { formatNftTransaction, generateNftables } from "../src/nftables/index.js";
+import { createSync } from "../src/sync/index.js";
 import { listVectors, loadVector } from "./support/fixtures.js";
 import { runCli } from "./support/run-cli.js";
 
@@ -194,6 +195,21 @@ describe("v1.34 → v1.36: the AllowServiceExternalIPs gate", () => {
     expect(external(restore(input, "v1.36"))).not.toEqual([]);
     expect(restore(input, "v1.36")).toBe(restore(input, "v1.34"));
     expect(external(restore(input, "v1.36", { allowServiceExternalIPs: false }))).toEqual([]);
+  });
+
+  it("the incremental engine follows the gate, on its first update and after a change", () => {
+    const config = { hostname: NODE, profile: "v1.36" as const, allowServiceExternalIPs: false };
+    const sync = createSync(config);
+    const slices = input.endpointSlices as never[];
+    const first = sync.update(input.services as never[], slices);
+    expect(formatRestore(first.ruleSet)).toBe(restore(input, "v1.36", { allowServiceExternalIPs: false }));
+    const moved = service({
+      externalIPs: ["198.18.0.11"],
+      ports: [{ name: "http", port: 81, protocol: "TCP" }],
+    });
+    const second = sync.update([moved] as never[], slices);
+    expect(lines(formatRestore(second.ruleSet), "198.18.0.1")).toEqual([]);
+    expect(lines(formatRestore(second.ruleSet), "10.96.0.1 --dport 81")).not.toEqual([]);
   });
 
   it("v1.34 has no such gate: the setting changes nothing", () => {
