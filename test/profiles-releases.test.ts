@@ -318,7 +318,7 @@ describe("nodePortAddresses keywords, one expansion for both modes", () => {
 
 describe("CLI: --profile comes from the table", () => {
   it("accepts every profile name and names them all when refusing one", () => {
-    const file = "test/fixtures/kube-proxy/" + (listVectors("kube-proxy")[0]?.name ?? "") + ".json";
+    const file = `test/fixtures/kube-proxy/${listVectors("kube-proxy")[0]?.name ?? ""}.json`;
     for (const profile of ["v1.34", "v1.36", "v1.37"]) {
       expect(runCli(["generate", file, "--profile", profile]).code).toBe(0);
     }
