@@ -46,7 +46,6 @@ export { formatRestore } from "./format/restore.js";
 export { type FormatSaveOptions, formatSave } from "./format/save.js";
 // Generate: model → rules and text.
 export { createGenerator, type Generator } from "./generate/generator.js";
-export type { ProfileTraits } from "./generate/profiles.js";
 export { generateRestoreText } from "./generate/restore-text.js";
 export { type GenerateOptions, generateRules, generateState } from "./generate/rules.js";
 export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
@@ -104,6 +103,7 @@ export type {
   ServiceSpec,
 } from "./kube/types.js";
 export { type ValidateOptions, validateClusterInput } from "./kube/validate.js";
+export { isProfile, PROFILE_NAMES, PROFILES, type ProfileTraits, profileTraits } from "./model/profiles.js";
 export type {
   ClusterModel,
   DetectLocal,

@@ -3,12 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { categorizeEndpoints } from "../src/generate/endpoints.js";
-import { PROFILES } from "../src/generate/profiles.js";
 import { generateRules } from "../src/generate/rules.js";
 import { DEFAULT_CONFIG, resolveConfig } from "../src/kube/config.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import { modelPolicies } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
+import { PROFILES } from "../src/model/profiles.js";
 import type { ClusterModel, Endpoint, Profile, ServicePort } from "../src/model/types.js";
 
 function ep(ip: string, extra: Partial<Endpoint> = {}): Endpoint {

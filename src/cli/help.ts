@@ -1,3 +1,5 @@
+import { DEFAULT_PROFILE, PROFILE_NAMES } from "../model/profiles.js";
+
 // The commands and their flags as data: each command's --help is printed from it, and so are the
 // shell completion scripts, so that what --help says, what completion offers and what the
 // commands accept stay one list (a test holds the commands' parseArgs options to it).
@@ -66,8 +68,8 @@ const FAMILY: FlagSpec = {
 const PROFILE: FlagSpec = {
   name: "profile",
   value: "RELEASE",
-  choices: ["v1.30", "v1.32", "latest", "v1.22"],
-  help: "the kube-proxy release whose layout to print [v1.30]",
+  choices: PROFILE_NAMES,
+  help: `the kube-proxy release whose layout to print [${DEFAULT_PROFILE}]`,
 };
 
 const NODE_FLAGS: readonly FlagSpec[] = [
@@ -105,6 +107,10 @@ const NODE_FLAGS: readonly FlagSpec[] = [
   { name: "zone", value: "ZONE", help: "the node's topology.kubernetes.io/zone label" },
   { name: "random-fully", help: "the iptables binary supports --random-fully [off]" },
   { name: "conntrack-tcp-be-liberal", help: "nf_conntrack_tcp_be_liberal is set [off]" },
+  {
+    name: "no-external-ips",
+    help: "AllowServiceExternalIPs is off: no rules for spec.externalIPs (v1.36 and later) [on]",
+  },
 ];
 
 /** How objects are read (all commands take it with the node flags). */

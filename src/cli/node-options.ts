@@ -3,6 +3,7 @@ import type { Problem } from "../errors.js";
 import { oneLine } from "../format/one-line.js";
 import type { ProxyConfigInput } from "../kube/types.js";
 import { validateClusterInput } from "../kube/validate.js";
+import { isProfile, PROFILE_NAMES } from "../model/profiles.js";
 import { writeErr, writeProblems } from "./io.js";
 import { UsageError } from "./usage.js";
 
@@ -22,14 +23,13 @@ export const NODE_OPTIONS = {
   zone: { type: "string" },
   "random-fully": { type: "boolean" },
   "conntrack-tcp-be-liberal": { type: "boolean" },
+  "no-external-ips": { type: "boolean" },
   profile: { type: "string" },
   family: { type: "string" },
   namespace: { type: "string", short: "n" },
 } as const;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-const PROFILES = new Set(["v1.30", "v1.32", "latest", "v1.22"]);
 
 /** Applies the node flags on top of a cluster file's config (flags win). */
 export function applyNodeOptions(
@@ -81,11 +81,12 @@ export function applyNodeOptions(
   }
   if (values["random-fully"] === true) config.hasRandomFully = true;
   if (values["conntrack-tcp-be-liberal"] === true) config.conntrackTCPBeLiberal = true;
+  if (values["no-external-ips"] === true) config.allowServiceExternalIPs = false;
   const profile = str("profile");
   if (profile !== undefined) {
-    if (!PROFILES.has(profile))
-      throw new UsageError(`--profile ${showArgument(profile)}: expected v1.30, v1.32, latest or v1.22`);
-    config.profile = profile as ProxyConfigInput["profile"] & string;
+    if (!isProfile(profile))
+      throw new UsageError(`--profile ${showArgument(profile)}: expected ${PROFILE_NAMES.join(", ")}`);
+    config.profile = profile;
   }
   return config;
 }

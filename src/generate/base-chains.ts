@@ -5,8 +5,8 @@
  * @module
  */
 import { appendRule, type Rule } from "../ir/types.js";
+import type { ProfileTraits } from "../model/profiles.js";
 import type { GenerationContext } from "./context.js";
-import type { ProfileTraits } from "./profiles.js";
 
 /** filter chains kube-proxy declares, in its order. */
 export function filterChains(ctx: GenerationContext): string[] {

@@ -6,8 +6,9 @@
  */
 
 import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import { expandNodePortKeywords } from "../model/node-port-keywords.js";
+import { type ProfileTraits, profileTraits } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
-import { type ProfileTraits, profileTraits } from "./profiles.js";
 import { checkWritableArgs } from "./writable.js";
 
 /** More endpoints than this in total switch kube-proxy to large-cluster mode. */
@@ -110,7 +111,11 @@ function resolveNodePortAddresses(
   localhost: boolean;
 } {
   const cidrs = [];
-  for (const entry of config.nodePortAddresses) {
+  for (const entry of expandNodePortKeywords(
+    config.nodePortAddresses,
+    family,
+    traits.nodePortAddressKeywords,
+  )) {
     if (entry === "primary") {
       const primary = nodeIPs[0];
       if (primary !== undefined) cidrs.push(parseCidr(`${primary}/${family === "IPv4" ? 32 : 128}`));

@@ -5,8 +5,9 @@
  *
  * @module
  */
+
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
-import { PROFILES, type ProfileTraits } from "./profiles.js";
 
 /** The zone label kube-proxy reads from its Node. */
 export const ZONE_LABEL = "topology.kubernetes.io/zone";
@@ -46,8 +47,9 @@ function canUseHints(
   endpoints: readonly Endpoint[],
   target: string,
   kind: "zoneHints" | "nodeHints",
+  emptyTarget = false,
 ): boolean {
-  if (target === "") return false;
+  if (target === "" && !emptyTarget) return false;
   let hintsForTarget = false;
   for (const ep of endpoints) {
     if (!ep.ready) continue;
@@ -73,7 +75,11 @@ function topologyFilter(
   if (topology === "node-then-zone" && canUseHints(endpoints, nodeName, "nodeHints")) {
     return { kind: "nodeHints", target: nodeName };
   }
-  return canUseHints(endpoints, zone, "zoneHints") ? { kind: "zoneHints", target: zone } : null;
+  // 1.32's canUseTopology needs a zone label on the node; topologyModeFromHints (1.34+,
+  // pkg/proxy/topology.go) only looks the node's zone up in the hints, so a node without the
+  // label matches an endpoint hinted for the zone "" (a valid label value).
+  const anyZone = topology === "node-then-zone";
+  return canUseHints(endpoints, zone, "zoneHints", anyZone) ? { kind: "zoneHints", target: zone } : null;
 }
 
 const NONE: readonly Endpoint[] = [];
@@ -90,7 +96,7 @@ const NONE: readonly Endpoint[] = [];
 export function categorizeEndpoints(
   port: ServicePort,
   nodeLabels: Readonly<Record<string, string>>,
-  traits: ProfileTraits = PROFILES["v1.30"],
+  traits: ProfileTraits = PROFILES[DEFAULT_PROFILE],
   nodeName = "",
 ): EndpointCategories {
   const endpoints = port.endpoints;

@@ -13,6 +13,7 @@ import {
   type RuleSet,
   type Table,
 } from "../ir/types.js";
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
 import {
@@ -26,7 +27,6 @@ import {
   nodePortsTailRules,
 } from "./base-chains.js";
 import { createContext, type GenerationContext } from "./context.js";
-import { PROFILES, type ProfileTraits } from "./profiles.js";
 import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
 
 /**
@@ -60,7 +60,7 @@ const XLB_SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SEP-", "KUBE-FW-", "KUBE-
  * isServiceChain("KUBE-SVL-ABC")                          // true
  * isServiceChain("KUBE-XLB-ABC", PROFILES["v1.22"])       // true
  */
-export function isServiceChain(name: string, traits: ProfileTraits = PROFILES["v1.30"]): boolean {
+export function isServiceChain(name: string, traits: ProfileTraits = PROFILES[DEFAULT_PROFILE]): boolean {
   const prefixes = traits.externalChains === "xlb" ? XLB_SERVICE_CHAIN_PREFIXES : SERVICE_CHAIN_PREFIXES;
   return prefixes.some((prefix) => name.startsWith(prefix));
 }
@@ -265,7 +265,10 @@ export function generateState(model: ClusterModel, options: GenerateOptions = {}
  *
  * @param traits the profile whose jumps and ensured chains apply (default v1.30).
  */
-export function stateAfterFullSync(payload: RuleSet, traits: ProfileTraits = PROFILES["v1.30"]): RuleSet {
+export function stateAfterFullSync(
+  payload: RuleSet,
+  traits: ProfileTraits = PROFILES[DEFAULT_PROFILE],
+): RuleSet {
   const jumps = builtinJumps(traits);
   const targets = jumpTargetChains(traits);
   const tables: Table[] = [];

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_PROFILE } from "../model/profiles.js";
 import type { ProxyConfig } from "../model/types.js";
 import type { ProxyConfigInput } from "./types.js";
 
@@ -25,7 +26,7 @@ export const DEFAULT_CONFIG: ProxyConfig = {
   localhostNodePorts: true,
   hasRandomFully: false,
   conntrackTCPBeLiberal: false,
-  profile: "v1.30",
+  profile: DEFAULT_PROFILE,
 };
 
 /**
@@ -59,6 +60,9 @@ export function resolveConfig(
     hasRandomFully: c.hasRandomFully ?? DEFAULT_CONFIG.hasRandomFully,
     conntrackTCPBeLiberal: c.conntrackTCPBeLiberal ?? DEFAULT_CONFIG.conntrackTCPBeLiberal,
     profile: c.profile ?? DEFAULT_CONFIG.profile,
+    ...(c.allowServiceExternalIPs === undefined
+      ? {}
+      : { allowServiceExternalIPs: c.allowServiceExternalIPs }),
     ...overrides,
   };
 }

@@ -108,6 +108,8 @@ function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamil
  *   so that model building makes one object per port, not two.
  * @param honorIPMode skip `ipMode: Proxy` ingress IPs (1.29+); releases before the field existed
  *   wrote rules for them.
+ * @param allowExternalIPs program `spec.externalIPs` (kube-proxy 1.36+ drops them when the
+ *   `AllowServiceExternalIPs` gate is off).
  * @example
  * servicePortsOf(kubeDns, "IPv4").map((p) => p.portName) // ["dns", "dns-tcp", "metrics"]
  */
@@ -116,10 +118,12 @@ export function servicePortsOf(
   family: IPFamily,
   endpoints?: ReadonlyMap<string, readonly Endpoint[]>,
   honorIPMode = true,
+  allowExternalIPs = true,
 ): ServicePort[] {
   const clusterIP = handledClusterIP(service, family);
   const out: ServicePort[] = [];
-  if (clusterIP !== null) pushServicePorts(out, service, clusterIP, family, endpoints, honorIPMode);
+  if (clusterIP !== null)
+    pushServicePorts(out, service, clusterIP, family, endpoints, honorIPMode, allowExternalIPs);
   return out;
 }
 
@@ -134,10 +138,13 @@ export function pushServicePorts(
   family: IPFamily,
   endpoints: ReadonlyMap<string, readonly Endpoint[]> | undefined,
   honorIPMode: boolean,
+  allowExternalIPs = true,
 ): void {
   const spec: ServiceSpec = service.spec ?? {};
   const type = spec.type ?? "ClusterIP";
-  const externalIPs = addressesOfFamily(spec.externalIPs, family);
+  // AllowServiceExternalIPs off (1.36+, KEP-5707): the field is ignored; whether the Service is
+  // externally accessible (for externalTrafficPolicy) is still read from the object below.
+  const externalIPs = allowExternalIPs ? addressesOfFamily(spec.externalIPs, family) : NONE;
   const ingresses = service.status?.loadBalancer?.ingress;
   let loadBalancerVIPs: readonly string[] = NONE;
   if (ingresses?.length) {

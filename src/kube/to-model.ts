@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { PROFILES } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig, ServicePort } from "../model/types.js";
 import { resolveConfig } from "./config.js";
 import type { DuplicatePolicy } from "./endpoints.js";
@@ -55,7 +56,7 @@ function collectServicePorts(
   config: ProxyConfig,
 ): ServicePort[] {
   const family: IPFamily = config.ipFamily;
-  const { duplicates, honorIPMode } = modelPolicies(config);
+  const { duplicates, honorIPMode, externalIPs } = modelPolicies(config);
   const servicePorts: ServicePort[] = [];
   for (let i = 0; i < services.length; i++) {
     const service = services[i] as Service;
@@ -64,29 +65,37 @@ function collectServicePorts(
     if (clusterIP === null) continue;
     const meta = service.metadata;
     const endpoints = endpointSource.endpointsOf(meta?.namespace, meta?.name, duplicates);
-    pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode);
+    pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode, externalIPs);
   }
   return servicePorts;
 }
 
-/** How a profile reads the API objects: which duplicate endpoint wins, whether `ipMode` counts. */
+/**
+ * How a profile reads the API objects: which duplicate endpoint wins, whether `ipMode` counts,
+ * whether `externalIPs` count.
+ */
 export interface ModelPolicies {
   /** Which copy of an `ip:port` listed in several slices wins. */
   readonly duplicates: DuplicatePolicy;
   /** Skip `ipMode: Proxy` ingress IPs (kube-proxy 1.22 predates the field). */
   readonly honorIPMode: boolean;
+  /** Program Services' `externalIPs` (1.36+: off when the `AllowServiceExternalIPs` gate is). */
+  readonly externalIPs: boolean;
 }
 
 /**
  * The object-reading policies of the config's profile (shared by full and incremental builds).
  *
  * @example
- * modelPolicies(resolveConfig({ profile: "latest" })).duplicates // "prefer-non-terminating"
+ * modelPolicies(resolveConfig({ profile: "v1.36" })).duplicates // "prefer-non-terminating"
+ * modelPolicies(resolveConfig({ profile: "v1.36", allowServiceExternalIPs: false })).externalIPs // false
  */
 export function modelPolicies(config: ProxyConfig): ModelPolicies {
+  const traits = PROFILES[config.profile];
   return {
-    duplicates: config.profile === "latest" ? "prefer-non-terminating" : "prefer-local",
-    honorIPMode: config.profile !== "v1.22",
+    duplicates: traits.duplicateEndpoints,
+    honorIPMode: traits.ipModeField,
+    externalIPs: !traits.externalIPsGate || config.allowServiceExternalIPs !== false,
   };
 }
 

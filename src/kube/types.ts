@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Profile } from "../model/types.js";
 
 /**
  * `metadata` of an object.
@@ -284,8 +285,10 @@ export interface ProxyConfigInput {
   readonly hasRandomFully?: boolean;
   /** The node has `nf_conntrack_tcp_be_liberal` set (then kube-proxy writes no INVALID drop). Default `false`. */
   readonly conntrackTCPBeLiberal?: boolean;
+  /** kube-proxy 1.36+'s `AllowServiceExternalIPs` gate: `false` writes no rules for `spec.externalIPs` (profiles before v1.36 ignore it). Default `true`. */
+  readonly allowServiceExternalIPs?: boolean;
   /** Which kube-proxy release's layout to produce (see the README's profiles). Default `v1.30`. */
-  readonly profile?: "v1.30" | "v1.32" | "latest" | "v1.22";
+  readonly profile?: Profile;
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 
 import { parseCidr } from "../model/ip.js";
+import { PROFILE_NAMES, traitsOfName } from "../model/profiles.js";
 import {
   asNumber,
   asObject,
@@ -38,6 +39,7 @@ const CONFIG_KEYS: readonly string[] = [
   "localhostNodePorts",
   "hasRandomFully",
   "conntrackTCPBeLiberal",
+  "allowServiceExternalIPs",
   "profile",
 ];
 const BOOLEAN_KEYS: readonly string[] = [
@@ -45,9 +47,10 @@ const BOOLEAN_KEYS: readonly string[] = [
   "localhostNodePorts",
   "hasRandomFully",
   "conntrackTCPBeLiberal",
+  "allowServiceExternalIPs",
 ];
 const FAMILIES = ["IPv4", "IPv6"] as const;
-const PROFILES = ["v1.30", "v1.32", "latest", "v1.22"] as const;
+const NODE_PORT_KEYWORDS: readonly string[] = ["primary", "localhost", "all"];
 const DETECT_MODES = ["ClusterCIDR", "NodeCIDR", "BridgeInterface", "InterfaceNamePrefix", "None"] as const;
 const DETECT_KEYS: Readonly<Record<(typeof DETECT_MODES)[number], readonly string[]>> = {
   ClusterCIDR: ["mode", "cidrs"],
@@ -109,11 +112,16 @@ export function validateConfig(r: Report, root: JsonObject): void {
   const bit = asNumber(r, "masqueradeBit", config.masqueradeBit);
   if (bit !== undefined) checkInteger(r, "masqueradeBit", bit, 0, 31, "a mark bit");
 
-  // kube-proxy: nodePortAddresses are CIDRs, or the single word "primary".
+  // kube-proxy: nodePortAddresses are CIDRs, or the single word "primary"; 1.37+
+  // (--nodeport-addresses, PR #138427) also the keywords primary, localhost and all, mixed freely.
+  const keywords = traitsOfName(
+    typeof config.profile === "string" ? config.profile : undefined,
+  ).nodePortAddressKeywords;
   const addresses = checkStringList(r, "nodePortAddresses", config.nodePortAddresses, (r, i, text) => {
-    if (text !== "primary") checkCIDR(r, i, text);
+    if (text === "primary" || (keywords && NODE_PORT_KEYWORDS.includes(text))) return;
+    checkCIDR(r, i, text);
   });
-  if (addresses !== undefined && addresses.length > 1 && addresses.includes("primary")) {
+  if (!keywords && addresses !== undefined && addresses.length > 1 && addresses.includes("primary")) {
     r.error(
       "INVALID_VALUE",
       "nodePortAddresses",
@@ -122,7 +130,7 @@ export function validateConfig(r: Report, root: JsonObject): void {
   }
 
   const profile = asString(r, "profile", config.profile);
-  if (profile !== undefined) checkEnum(r, "profile", profile, PROFILES, "a profile");
+  if (profile !== undefined) checkEnum(r, "profile", profile, PROFILE_NAMES, "a profile");
   r.leave();
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Problem } from "../errors.js";
+import { traitsOfName } from "../model/profiles.js";
 import type { Profile } from "../model/types.js";
 import type { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
 import type { EndpointSlice } from "./types.js";
@@ -72,7 +73,7 @@ export function validateAndPrebuild(
   prebuilt: PrebuiltEndpoints | undefined,
   profile: string | undefined = profileOf(input),
 ): Problem[] {
-  const r = new Report(profile !== "v1.22");
+  const r = new Report(traitsOfName(profile).ipModeField);
   if (!isObject(input)) {
     r.error(
       "TYPE",

@@ -61,7 +61,7 @@ export type DetectLocal =
  * const profile: Profile = "v1.22";
  * modelFromKubernetes({ config: { profile }, services, endpointSlices });
  */
-export type Profile = "v1.30" | "v1.32" | "latest" | "v1.22";
+export type Profile = "v1.22" | "v1.30" | "v1.32" | "v1.34" | "v1.36" | "v1.37" | "latest";
 
 /**
  * One node's proxy settings: the `config` part of a cluster file.
@@ -85,7 +85,7 @@ export interface ProxyConfig {
   readonly masqueradeAll: boolean;
   /** The bit of the packet mark that flags traffic for masquerading (0–31). */
   readonly masqueradeBit: number;
-  /** `[]` = every local address; `["primary"]`; or CIDRs. */
+  /** `[]` = every local address; `["primary"]`; or CIDRs (1.37+: mixed with `primary`, `localhost`, `all`). */
   readonly nodePortAddresses: readonly string[];
   /** Whether node ports answer on 127.0.0.0/8 (IPv4 only). */
   readonly localhostNodePorts: boolean;
@@ -93,6 +93,11 @@ export interface ProxyConfig {
   readonly hasRandomFully: boolean;
   /** The `nf_conntrack_tcp_be_liberal` sysctl is set. */
   readonly conntrackTCPBeLiberal: boolean;
+  /**
+   * The `AllowServiceExternalIPs` feature gate (1.36+, default on): off, Services' `externalIPs`
+   * get no rules. Profiles before 1.36 ignore it. Absent = on.
+   */
+  readonly allowServiceExternalIPs?: boolean;
   /** The kube-proxy release whose layout to produce. */
   readonly profile: Profile;
 }

@@ -7,8 +7,9 @@
  * @module
  */
 import { KubeIptablesError, type Problem, problem, warning } from "../errors.js";
-import type { ProfileTraits } from "../generate/profiles.js";
 import { parseCidr } from "../model/ip.js";
+import { expandNodePortKeywords } from "../model/node-port-keywords.js";
+import { PROFILE_NAMES, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel } from "../model/types.js";
 import { planCluster } from "../plan/index.js";
 import type { ServicePortPlan } from "../plan/types.js";
@@ -55,10 +56,13 @@ export function generateNftables(model: ClusterModel, options: NftablesOptions =
   const plan = planCluster(model, options.traits);
   const layout = plan.node.traits.nftablesLayout;
   if (layout === null) {
-    const why = `kube-proxy ${model.config.profile} has no nftables mode`;
+    const written = PROFILE_NAMES.filter((name) => PROFILES[name].nftablesLayout !== null).join(", ");
+    const why = `kube-proxy ${model.config.profile} has no nftables mode written here (profiles with one: ${written})`;
     throw new KubeIptablesError([problem("INVALID_VALUE", "config.profile", why)]);
   }
-  const nodePorts = nftNodePorts(model.config.nodePortAddresses, plan.node.nodeIPs, plan.node.family);
+  const keywords = plan.node.traits.nodePortAddressKeywords;
+  const entries = expandNodePortKeywords(model.config.nodePortAddresses, plan.node.family, keywords);
+  const nodePorts = nftNodePorts(entries, plan.node.nodeIPs, plan.node.family);
   const serviceCIDRs: string[] = [];
   for (const text of options.serviceCIDRs ?? []) {
     const cidr = parseCidr(text);

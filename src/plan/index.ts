@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ProfileTraits } from "../generate/profiles.js";
+
 import { sortServicePorts } from "../generate/rules.js";
+import type { ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { planNode } from "./node-plan.js";
 import { planServicePort } from "./service-port-plan.js";

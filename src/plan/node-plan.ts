@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { type ProfileTraits, profileTraits } from "../generate/profiles.js";
+
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
+import { type ProfileTraits, profileTraits } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import type { LocalDetector, NodePlan } from "./types.js";
 

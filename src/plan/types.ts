@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ProfileTraits } from "../generate/profiles.js";
+import type { ProfileTraits } from "../model/profiles.js";
 import type { Endpoint, IPFamily, ServicePort } from "../model/types.js";
 
 /** How local (pod) traffic is told apart, once resolved for one family; `null`: not at all. */

@@ -243,7 +243,9 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
     for (const key of dirty) {
       const service = index.service(key);
       let ports =
-        service === undefined ? [] : servicePortsOf(service, family, undefined, policies.honorIPMode);
+        service === undefined
+          ? []
+          : servicePortsOf(service, family, undefined, policies.honorIPMode, policies.externalIPs);
       if (ports.length > 0) {
         const byPort = endpointsByPort(index.slicesOf(key), family, resolved.hostname, policies.duplicates);
         ports = ports.map((p) => {
