@@ -3,6 +3,7 @@
 // is one (`FILE:LINE:COL: …` or `FILE: path: …`, stdin as `-`), as diff(1) and cc(1) print them.
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isatty } from "node:tty";
 import { formatProblem, type Problem } from "../errors.js";
 import { oneLine } from "../format/one-line.js";
 import { decodeInput } from "./decode-input.js";
@@ -68,7 +69,9 @@ export function clearProgress(): void {
 export function readInput(file: string): string | null {
   // Someone typing the input at the terminal needs the line for it.
   if (file !== "-") showProgress(`reading ${file}`);
-  else if (process.stdin.isTTY !== true) showProgress("reading standard input");
+  // isatty(0), not process.stdin.isTTY: touching process.stdin makes Node set the pipe
+  // non-blocking, and readFileSync(0) then fails with EAGAIN when the writer is slower.
+  else if (!isatty(0)) showProgress("reading standard input");
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(file === "-" ? 0 : file);
