@@ -1,8 +1,8 @@
 // A TypeDoc plugin: every export of the API reference gets the `@category` of its pipeline
 // stage, read from the folder (or file) it is defined in, so that the reference is grouped as
-// the pipeline runs (Read → Validate → Generate → Format; Parse, Diff, Sync, Trace) and an
-// export added later lands in its stage without a tag to remember. An explicit `@category` in
-// a doc comment wins.
+// the pipeline runs (Read → Validate → Generate → Format; Parse, Diff, Sync, Trace; nftables
+// mode and the graph beside them) and an export added later lands in its stage without a tag
+// to remember. An explicit `@category` in a doc comment wins.
 import { Comment, CommentTag, Converter, ReflectionKind } from "typedoc";
 import ts from "typescript";
 
@@ -19,6 +19,9 @@ const STAGES = [
   ["kube/", "Validate"],
   ["model/", "Validate"],
   ["generate/", "Generate"],
+  ["plan/", "Generate"],
+  ["nftables/", "Nftables"],
+  ["graph/", "Graph"],
   ["ir/", "Rules"],
   ["format/parse.ts", "Parse"],
   ["format/detect.ts", "Parse"],

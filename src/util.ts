@@ -34,13 +34,21 @@ export { mergeClusterReads, type NamedRead } from "./kube/merge-input.js";
 export { buildModel } from "./kube/to-model.js";
 export type { JsonObject } from "./kube/validate-report.js";
 // Naming: nftables mode's names.
-export { nftEndpointBase, nftNameBase, nftServicePortNames } from "./naming/nft-names.js";
+export {
+  NFT_NAME_BASE_MAX,
+  type NftServicePortNames,
+  nftEndpointBase,
+  nftNameBase,
+  nftServicePortNames,
+} from "./naming/nft-names.js";
 export { probability } from "./naming/probability.js";
 // Plan: model + profile → one mode-neutral plan per service port.
 export {
   type ClusterPlan,
+  type LegacyPlan,
   type LocalDetector,
   type NodePlan,
+  type NoEndpointsVerdict,
   planCluster,
   type ServicePortPlan,
 } from "./plan/index.js";

@@ -77,6 +77,8 @@ describe("the API reference (typedoc)", () => {
       "Diff",
       "Sync",
       "Trace",
+      "Graph",
+      "Nftables",
       "Naming",
       "Errors",
     ]);

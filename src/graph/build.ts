@@ -148,7 +148,7 @@ function setsAffinity(rule: CanonicalRule): boolean {
  * @returns the graph; with no rule naming a selected service port, a graph without nodes.
  * @example
  * const g = buildServiceGraph(generateState(model), ["default/web:http"]);
- * g.nodes.map((n) => n.title) // ["PREROUTING", "KUBE-SERVICES", "KUBE-SVC-…", "KUBE-SEP-…", "DNAT → 10.244.1.2:8080", …]
+ * g.nodes.map((n) => n.title) // ["KUBE-SERVICES", "PREROUTING", "OUTPUT", "KUBE-SVC-…", "KUBE-MARK-MASQ", …]
  */
 export function buildServiceGraph(state: RuleSet, select: readonly string[] = []): ServiceGraph {
   const { index, byServicePort, natSourceChains } = namedRulesOf(state);

@@ -31,10 +31,22 @@ export type {
   ServiceGraph,
 } from "./types.js";
 
-/** The forms a graph is printed in. */
+/**
+ * The forms a graph is printed in.
+ *
+ * @example
+ * const format: GraphFormat = "dot";
+ * await drawGraph(graph, format) // "digraph \"default/my-nginx-svc\" {\n…"
+ */
 export type GraphFormat = "svg" | "dot" | "mermaid";
 
-/** The forms {@link drawGraph} prints, for checking a user's choice. */
+/**
+ * The forms {@link drawGraph} prints, for checking a user's choice.
+ *
+ * @example
+ * GRAPH_FORMATS.includes("mermaid") // true
+ * GRAPH_FORMATS.includes("png")     // false
+ */
 export const GRAPH_FORMATS: readonly GraphFormat[] = ["svg", "dot", "mermaid"];
 
 /**

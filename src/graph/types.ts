@@ -11,10 +11,19 @@ import type { Fraction } from "../trace/index.js";
  * What a node stands for: a built-in chain (`entry`), a chain kube-proxy shares between services
  * (`chain`), a per-service chain (`service`: SVC, SVL, EXT, FW), an endpoint chain (`endpoint`:
  * SEP), or what a rule does when it does not jump (`action`).
+ *
+ * @example
+ * const graph = buildServiceGraph(generateState(model), ["default/my-nginx-svc"]); // examples/cluster.yaml
+ * graph.nodes.map((n) => n.kind) // ["chain", "entry", "entry", "service", "chain", "action", "endpoint", …]
  */
 export type NodeKind = "entry" | "chain" | "service" | "endpoint" | "action";
 
-/** What an action node does to the packet. */
+/**
+ * What an action node does to the packet.
+ *
+ * @example
+ * graph.nodes.filter((n) => n.kind === "action").map((n) => n.action) // ["mark", "dnat", "return", "mark", "masquerade"]
+ */
 export type ActionKind =
   | "dnat"
   | "masquerade"
@@ -27,7 +36,14 @@ export type ActionKind =
   | "continue"
   | "other";
 
-/** One node of the picture. */
+/**
+ * One node of the picture.
+ *
+ * @example
+ * graph.nodes.find((n) => n.action === "dnat")
+ * // { id: "nat KUBE-SEP-DSBJGVCOU4RGUKVK #2", kind: "action", action: "dnat", table: "nat",
+ * //   chain: "KUBE-SEP-DSBJGVCOU4RGUKVK", title: "DNAT → 10.244.3.38:80", lines: [], traced: null }
+ */
 export interface GraphNode {
   /** Unique in its graph: `table chain` for a chain, `table chain #index` for an action. */
   readonly id: string;
@@ -47,7 +63,12 @@ export interface GraphNode {
   readonly traced: Fraction | null;
 }
 
-/** The rule an edge stands for: its table, chain and 1-based position among the chain's rules. */
+/**
+ * The rule an edge stands for: its table, chain and 1-based position among the chain's rules.
+ *
+ * @example
+ * graph.edges[0]?.rule // { table: "nat", chain: "PREROUTING", index: 1 }
+ */
 export interface RuleRef {
   /** The table. */
   readonly table: string;
@@ -61,10 +82,20 @@ export interface RuleRef {
  * How an edge is taken: a rule's `-j` into a chain (`jump`), its `-g` (`goto`), a rule's own
  * target (`action`), or the hand-over of a marked packet to the chain that masquerades it on its
  * way out (`later`, not a rule).
+ *
+ * @example
+ * graph.edges.at(-1)?.kind // "later" (KUBE-MARK-MASQ's mark, masqueraded on the way out)
  */
 export type EdgeKind = "jump" | "goto" | "action" | "later";
 
-/** One edge of the picture. */
+/**
+ * One edge of the picture.
+ *
+ * @example
+ * const edge = graph.edges.find((e) => e.to === "nat KUBE-SEP-DSBJGVCOU4RGUKVK");
+ * edge?.from        // "nat KUBE-SVC-NE3M6G7FP5C7DVRO"
+ * edge?.probability // { numerator: 1n, denominator: 1n } (the only endpoint)
+ */
 export interface GraphEdge {
   /** Unique in its graph. */
   readonly id: string;
@@ -92,7 +123,14 @@ export interface GraphEdge {
   readonly traced: Fraction | null;
 }
 
-/** The picture of one or more service ports. */
+/**
+ * The picture of one or more service ports.
+ *
+ * @example
+ * const graph = buildServiceGraph(generateState(model), ["default/my-nginx-svc"]);
+ * graph.servicePorts // ["default/my-nginx-svc"]
+ * graph.outcomes     // [] (no packet traced; see overlayTrace)
+ */
 export interface ServiceGraph {
   /** A title for the picture. */
   readonly title: string;

@@ -41,7 +41,12 @@ export function nftNameBase(readable: string): string {
   return base;
 }
 
-/** The per-service-port object names of one service port. */
+/**
+ * The per-service-port object names of one service port.
+ *
+ * @example
+ * nftServicePortNames("default", "web", "tcp", "http").local // "local-SUSTUHLJ-default/web/tcp/http"
+ */
 export interface NftServicePortNames {
   /** `service-…`: the cluster-policy chain. */
   readonly service: string;

@@ -24,7 +24,13 @@ export { formatNftRuleset, listedPriority, listedTimeout } from "./ruleset.js";
 export { formatNftTransaction, nftCommandLine, quoteNft } from "./transaction.js";
 export type { NftCommand, NftFamily, NftHook, NftRule, NftTable } from "./types.js";
 
-/** Options of {@link generateNftables}. */
+/**
+ * Options of {@link generateNftables}.
+ *
+ * @example
+ * formatNftTransaction(generateNftables(model, { serviceCIDRs: ["10.96.0.0/12"] }))
+ * // …, 'add rule ip kube-proxy cluster-ips-check ip daddr { 10.96.0.0/12 } drop comment "Drop traffic to unallocated ClusterIPs"', …
+ */
 export interface NftablesOptions {
   /** Profile traits to override. */
   readonly traits?: Partial<ProfileTraits>;

@@ -7,12 +7,22 @@
  */
 import type { Problem } from "../errors.js";
 
-/** The nftables family of the table: `ip` for the IPv4 proxier, `ip6` for the IPv6 one. */
+/**
+ * The nftables family of the table: `ip` for the IPv4 proxier, `ip6` for the IPv6 one.
+ *
+ * @example
+ * generateNftables(model).family // "ip" (an IPv4 node)
+ */
 export type NftFamily = "ip" | "ip6";
 
 /**
  * One rule, described once with its two printed forms: as kube-proxy writes it in a transaction,
  * and as `nft list` prints it back (the kernel's canonical form).
+ *
+ * @example
+ * const c = generateNftables(model).commands.find((c) => c.object === "rule" && c.chain === "mark-for-masquerade");
+ * c?.object === "rule" && c.rule
+ * // { written: "mark set mark or 0x00004000", listed: "meta mark set meta mark | 0x00004000" }
  */
 export interface NftRule {
   /** The rule text kube-proxy writes (without the trailing comment). */
@@ -21,7 +31,13 @@ export interface NftRule {
   readonly listed: string;
 }
 
-/** A base chain's hook. */
+/**
+ * A base chain's hook.
+ *
+ * @example
+ * const c = generateNftables(model).commands.find((c) => c.object === "chain" && c.hook !== undefined);
+ * c?.object === "chain" && c.hook // { type: "filter", hook: "prerouting", priority: -110 }
+ */
 export interface NftHook {
   /** `filter` or `nat`. */
   readonly type: "filter" | "nat";
@@ -31,7 +47,12 @@ export interface NftHook {
   readonly priority: number;
 }
 
-/** One command of the transaction. */
+/**
+ * One command of the transaction.
+ *
+ * @example
+ * generateNftables(model).commands[0] // { object: "table", verb: "add", comment: "rules for kube-proxy" }
+ */
 export type NftCommand =
   | {
       /** `add table`. */
@@ -98,7 +119,13 @@ export type NftCommand =
       readonly comment?: string;
     };
 
-/** kube-proxy's nftables table after one full sync, plus what would keep nft from loading it. */
+/**
+ * kube-proxy's nftables table after one full sync, plus what would keep nft from loading it.
+ *
+ * @example
+ * const table = generateNftables(model);
+ * [table.family, table.name, table.problems.length] // ["ip", "kube-proxy", 0]
+ */
 export interface NftTable {
   /** The family. */
   readonly family: NftFamily;

@@ -8,7 +8,12 @@
 import type { ProfileTraits } from "../model/profiles.js";
 import type { Endpoint, IPFamily, ServicePort } from "../model/types.js";
 
-/** How local (pod) traffic is told apart, once resolved for one family; `null`: not at all. */
+/**
+ * How local (pod) traffic is told apart, once resolved for one family; `null`: not at all.
+ *
+ * @example
+ * planCluster(model).node.localDetector // { kind: "cidr", cidr: "10.244.0.0/16" } (detectLocal ClusterCIDR)
+ */
 export type LocalDetector =
   | {
       /** Pod traffic comes from this CIDR (ClusterCIDR / NodeCIDR modes). */
@@ -29,7 +34,13 @@ export type LocalDetector =
       readonly prefix: string;
     };
 
-/** The node-wide decisions: the same for every service port. */
+/**
+ * The node-wide decisions: the same for every service port.
+ *
+ * @example
+ * const { node } = planCluster(model);
+ * [node.family, node.masqueradeBit, node.primaryNodeIP] // ["IPv4", 14, "10.210.40.172"]
+ */
 export interface NodePlan {
   /** The proxier's family. */
   readonly family: IPFamily;
@@ -47,10 +58,22 @@ export interface NodePlan {
   readonly primaryNodeIP: string | null;
 }
 
-/** What happens to traffic that reaches an address of the service port with nowhere to go. */
+/**
+ * What happens to traffic that reaches an address of the service port with nowhere to go.
+ *
+ * @example
+ * // A Service whose only endpoint is gone: kube-proxy rejects its cluster-IP traffic.
+ * planCluster(model).servicePorts.find((p) => !p.hasInternalEndpoints)?.internalNoEndpoints // "reject"
+ */
 export type NoEndpointsVerdict = "reject" | "drop";
 
-/** One service port's decisions. */
+/**
+ * One service port's decisions.
+ *
+ * @example
+ * const web = planCluster(model).servicePorts.find((p) => p.servicePortName === "default/my-nginx-svc");
+ * [web?.usesClusterPolicyChain, web?.clusterIPMasquerade, web?.firewall] // [true, "non-local", null]
+ */
 export interface ServicePortPlan {
   /** The service port the plan is for. */
   readonly port: ServicePort;
@@ -89,7 +112,12 @@ export interface ServicePortPlan {
    * address falls in a range (then the LB IPs are allowed sources too); `null` when they do not
    * apply. iptables mode writes the firewall only with endpoints, nftables mode always.
    */
-  readonly firewall: { readonly sourceRanges: readonly string[]; readonly allowsNode: boolean } | null;
+  readonly firewall: {
+    /** The allowed source CIDRs: the service port's `loadBalancerSourceRanges` in the model. */
+    readonly sourceRanges: readonly string[];
+    /** A node address falls in a range: the load-balancer IPs are allowed sources too. */
+    readonly allowsNode: boolean;
+  } | null;
   /** Masquerading of cluster-IP traffic: all of it, only non-pod traffic, or none. */
   readonly clusterIPMasquerade: "all" | "non-local" | "none";
   /** ClientIP affinity timeout in seconds, 0 for none. */
@@ -101,7 +129,12 @@ export interface ServicePortPlan {
   readonly legacy: LegacyPlan | null;
 }
 
-/** The endpoint lists of the ≤ 1.23 (`xlb`) layout. */
+/**
+ * The endpoint lists of the ≤ 1.23 (`xlb`) layout.
+ *
+ * @example
+ * planCluster(model).servicePorts[0]?.legacy // null with a current profile; { endpoints, ready, localReady } with an `xlb` one
+ */
 export interface LegacyPlan {
   /** Endpoints with a chain of their own, ready or not. */
   readonly endpoints: readonly Endpoint[];
@@ -111,7 +144,13 @@ export interface LegacyPlan {
   readonly localReady: readonly Endpoint[];
 }
 
-/** The plans of a whole model: the node's and one per service port, in kube-proxy's order. */
+/**
+ * The plans of a whole model: the node's and one per service port, in kube-proxy's order.
+ *
+ * @example
+ * planCluster(model).servicePorts.map((p) => p.servicePortName)
+ * // ["default/kubernetes:https", "default/my-nginx-svc", "kube-system/kube-dns:dns", …]
+ */
 export interface ClusterPlan {
   /** Node-wide decisions. */
   readonly node: NodePlan;
