@@ -76,6 +76,22 @@ beforeAll(() => {
   writeFileSync(big, bigCluster(SERVICES));
 });
 
+describe("a writer slower than the reader", () => {
+  test("(sleep; cat FILE) | generate -: stdin is read whole, not refused with EAGAIN", () => {
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `(sleep 0.5; cat examples/cluster.yaml) | '${process.execPath}' '${BIN}' generate - --format restore`,
+      ],
+      { cwd: ROOT, encoding: "utf8" },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(runCli(["generate", "examples/cluster.yaml", "--format", "restore"]).stdout);
+  });
+});
+
 describe("a reader that stops early", () => {
   test("generate | head: no EPIPE trace, exit 0", () => {
     const r = spawnSync(
