@@ -13,9 +13,15 @@ export function percentile(values, p) {
   return a[Math.min(a.length - 1, Math.ceil((p / 100) * a.length) - 1)];
 }
 
-/** `{ median, p95, n }` of a list of samples. */
+/** `{ median, p95, min, max, n }` of a list of samples (min and max draw the plot's whiskers). */
 export function summarize(values) {
-  return { median: median(values), p95: percentile(values, 95), n: values.length };
+  return {
+    median: median(values),
+    p95: percentile(values, 95),
+    min: Math.min(...values),
+    max: Math.max(...values),
+    n: values.length,
+  };
 }
 
 const GC_LINE =
