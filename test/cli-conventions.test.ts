@@ -198,7 +198,7 @@ describe("diagnostics: 'kube-iptables: ' then the file, the flag or the argument
     ],
     [["--masquerade-bit", "99"], "--masquerade-bit 99: not a bit number 0-31"],
     [["--family", "foo"], "--family foo: expected IPv4, IPv6 or both"],
-    [["--profile", "foo"], "--profile foo: expected v1.30, v1.32, latest or v1.22"],
+    [["--profile", "foo"], "--profile foo: expected v1.22, v1.30, v1.32, v1.34, v1.36, v1.37, latest"],
     [["--format", "foo"], "--format foo: expected save, restore or json"],
     [
       ["--bridge-interface", "a/b"],

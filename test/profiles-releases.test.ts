@@ -323,8 +323,8 @@ describe("CLI: --profile comes from the table", () => {
       expect(runCli(["generate", file, "--profile", profile]).code).toBe(0);
     }
     const bad = runCli(["generate", file, "--profile", "v1.99"]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     for (const name of PROFILE_NAMES) expect(bad.stderr).toContain(name);
-    expect(runCli(["--help"]).stdout).toContain(`--profile ${PROFILE_NAMES.join("|")}`);
+    expect(runCli(["generate", "--help"]).stdout).toContain(`--profile ${PROFILE_NAMES.join("|")}`);
   });
 });
