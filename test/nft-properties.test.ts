@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
-import type { ClusterModel } from "../src/model/types.js";
+import type { ClusterModel, Profile } from "../src/model/types.js";
 import {
   formatNftDump,
   formatNftRuleset,
@@ -20,14 +20,14 @@ import type { EndpointSlice } from "./support/stored-types.js";
 const SEED = 20_261_124;
 const clusters = fc.tuple(
   clusterArbitrary({ maxServices: 8, largeRate: 0.01 }),
-  fc.constantFrom("v1.30", "v1.34"),
+  fc.constantFrom<Profile>("v1.30", "v1.34"),
 );
 
 function run<T>(arb: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => void): void {
   fc.assert(fc.property(arb, predicate), { seed: SEED, numRuns });
 }
 
-function modelOf(cluster: RandomCluster, profile: string): ClusterModel {
+function modelOf(cluster: RandomCluster, profile: Profile): ClusterModel {
   const { model, problems } = prepareCluster({ ...cluster, config: { ...cluster.config, profile } });
   const errors = problems.filter((p) => p.severity === "error");
   if (model === null || errors.length > 0)
@@ -110,7 +110,7 @@ describe("properties of the generated nftables table", () => {
     // Large services stress the vmap, so ask for them more often here.
     const large = fc.tuple(
       clusterArbitrary({ maxServices: 6, largeRate: 0.15 }),
-      fc.constantFrom("v1.30", "v1.34"),
+      fc.constantFrom<Profile>("v1.30", "v1.34"),
     );
     run(large, 100, ([cluster, profile]) => {
       for (const c of generateNftables(modelOf(cluster, profile)).commands) {
