@@ -34,6 +34,13 @@ export function countRules(text) {
   return n;
 }
 
+/** Counts `add rule` lines of an nftables transaction. */
+function countNftRules(text) {
+  let n = text.startsWith("add rule ") ? 1 : 0;
+  for (let i = text.indexOf("\nadd rule "); i >= 0; i = text.indexOf("\nadd rule ", i + 10)) n++;
+  return n;
+}
+
 function textResult(text) {
   return { bytes: Buffer.byteLength(text), rules: countRules(text) };
 }
@@ -438,6 +445,18 @@ const OPS = {
       };
     },
   },
+  nftables: {
+    label: "model → nftables transaction (generateNftables + formatNftTransaction, profile v1.30: layout A)",
+    needs: "nftables",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return {
+        prepare: () => model,
+        run: (m) => lib.formatNftTransaction(lib.generateNftables(m)),
+        describe: (text) => ({ bytes: Buffer.byteLength(text), rules: countNftRules(text) }),
+      };
+    },
+  },
   cli: {
     label: "the CLI end to end: `generate FILE --format restore` (in-process, no node start-up)",
     setup: (_lib, input) => cliCase(input, "restore"),
@@ -490,6 +509,7 @@ export function caseIds() {
   ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
   for (const m of [TEN_K, "bench-clusterip-50000"]) ids.push(`cli-diff:${m}`, `cli-trace:${m}`);
   ids.push(`cli-diff-changed:${TEN_K}`, `diff-delta:${TEN_K}`);
+  ids.push(`nftables:${TEN_K}`);
   return ids;
 }
 
@@ -544,6 +564,7 @@ export function skipReason(lib, id) {
     sync: "createSync",
     parse: "parseRules",
     trace: "traceRules",
+    nftables: "generateNftables/formatNftTransaction",
   };
   return `dist/ does not export ${missing[needs]} yet`;
 }

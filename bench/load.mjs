@@ -42,5 +42,6 @@ export function detectFeatures(lib) {
     generator: has("createGenerator"),
     parse: has("parseRules"),
     trace: has("traceRules"),
+    nftables: has("generateNftables") && has("formatNftTransaction"),
   };
 }

@@ -107,6 +107,19 @@ describe("generate --mode nftables", () => {
     expect(runCli(["generate", join(dir, "web.yaml"), "--service-cidr", "10.96.0.0/16"]).code).toBe(2);
   });
 
+  test("--profile v1.34 (kube-proxy 1.34/1.35) writes layout B, v1.30 (1.30–1.33) layout A", () => {
+    const preDnat = "add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }";
+    const layoutA = "add chain ip kube-proxy filter-output { type filter hook output priority -110 ; }";
+    const v134 = runCli(["generate", join(dir, "web.yaml"), "--mode", "nftables", "--profile", "v1.34"]);
+    expect(v134.code).toBe(0);
+    expect(v134.stdout).toContain(preDnat);
+    expect(v134.stdout).not.toContain(layoutA);
+    const v130 = runCli(["generate", join(dir, "web.yaml"), "--mode", "nftables", "--profile", "v1.30"]);
+    expect(v130.code).toBe(0);
+    expect(v130.stdout).toContain(layoutA);
+    expect(v130.stdout).not.toContain(preDnat);
+  });
+
   test("usage errors: an unknown mode, an iptables format, --current, a profile without this layout", () => {
     const file = join(dir, "web.yaml");
     expect(runCli(["generate", file, "--mode", "ipvs"]).code).toBe(2);
