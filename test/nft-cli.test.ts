@@ -108,7 +108,8 @@ describe("generate --mode nftables", () => {
   });
 
   test("--profile v1.34 (kube-proxy 1.34/1.35) writes layout B, v1.30 (1.30–1.33) layout A", () => {
-    const preDnat = "add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }";
+    const preDnat =
+      "add chain ip kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }";
     const layoutA = "add chain ip kube-proxy filter-output { type filter hook output priority -110 ; }";
     const v134 = runCli(["generate", join(dir, "web.yaml"), "--mode", "nftables", "--profile", "v1.34"]);
     expect(v134.code).toBe(0);

@@ -116,7 +116,7 @@ function randomCases(profile: "v1.30" | "latest", serviceCIDRs: readonly string[
     if (prepared.model === null) continue;
     cases.push({
       name: `seed ${seed}`,
-      table: generateNftables(prepared.model),
+      table: generateNftables(prepared.model, { serviceCIDRs }),
       bridge: bridgeOf(prepared.model),
     });
   }
