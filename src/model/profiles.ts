@@ -30,7 +30,15 @@
  */
 import type { Profile } from "./types.js";
 
-/** The named differences between kube-proxy releases. */
+/**
+ * The named differences between kube-proxy releases.
+ *
+ * @example
+ * // A v1.32 node where kube-proxy could not create the nfacct counters:
+ * generateRules(modelFromKubernetes({ config: { profile: "v1.32" }, services, endpointSlices }), {
+ *   traits: { nfacctCounters: false },
+ * });
+ */
 export interface ProfileTraits {
   /** The profile these traits describe. */
   readonly name: Profile;
@@ -157,7 +165,13 @@ const V136: ProfileTraits = {
 
 const V137: ProfileTraits = { ...V136, name: "v1.37", releases: "1.37", nodePortAddressKeywords: true };
 
-/** The traits of every profile, oldest first, `latest` last. */
+/**
+ * The traits of every profile, oldest first, `latest` last.
+ *
+ * @example
+ * PROFILES["v1.22"].externalChains // "xlb"
+ * PROFILES["v1.34"].nftablesLayout // "B"
+ */
 export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
   "v1.22": {
     name: "v1.22",
@@ -187,7 +201,12 @@ export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
   latest: { ...V137, name: "latest", releases: "newest (= v1.37)", nftablesLayout: "B" },
 };
 
-/** Every profile name, in the table's order (oldest first, `latest` last). */
+/**
+ * Every profile name, in the table's order (oldest first, `latest` last).
+ *
+ * @example
+ * PROFILE_NAMES // ["v1.22", "v1.30", "v1.32", "v1.34", "v1.36", "v1.37", "latest"]
+ */
 export const PROFILE_NAMES: readonly Profile[] = Object.keys(PROFILES) as Profile[];
 
 /** The profile used when a config names none. */
