@@ -135,10 +135,10 @@ const TROUBLE = "2 trouble: a usage error, a file that cannot be read, or invali
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "generate",
-    summary: "print the rules kube-proxy installs for a cluster's Services",
+    summary: "print the rules kube-proxy installs (iptables or nftables mode)",
     usage: ["generate FILE|DIR|- [FILE|DIR...] [options]"],
     about: [
-      "Prints the iptables rules kube-proxy (iptables mode) installs on a node for the Services and EndpointSlices of FILE, as iptables-save prints them, as the iptables-restore input kube-proxy writes, or as JSON.",
+      "Prints the rules kube-proxy installs on a node for the Services and EndpointSlices of FILE. In iptables mode (the default): as iptables-save prints them, as the iptables-restore input kube-proxy writes, or as JSON; with --mode nftables: as the transaction kube-proxy passes to nft, as nft list table prints it, as knftables' dump, or as JSON.",
       INPUT,
       "A Service or EndpointSlice that is not valid is left out, as kube-proxy leaves it out, with its problem on stderr: 'kube-iptables: FILE: path: message'.",
     ],
@@ -430,7 +430,7 @@ export function commandHelp(command: CommandSpec): string {
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   const lines = [
-    "kube-iptables: the iptables rules kube-proxy (iptables mode) installs on a node",
+    "kube-iptables: the rules kube-proxy installs on a node (iptables, nftables)",
     "",
     "Usage:",
     "  kube-iptables COMMAND [ARGS...] [options]",
