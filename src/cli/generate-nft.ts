@@ -1,7 +1,3 @@
-// `kube-iptables generate --mode nftables`: cluster file → kube-proxy's nftables table, as the
-// transaction kube-proxy passes to `nft -f -`, as `nft list table` prints it, as knftables'
-// Fake.Dump() prints it (kube-proxy's golden tests), or as JSON.
-import { parseArgs } from "node:util";
 import { formatProblem, KubeIptablesError } from "../errors.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
@@ -13,38 +9,12 @@ import {
   generateNftables,
 } from "../nftables/index.js";
 import type { NftTable } from "../nftables/types.js";
-import { expandInputs, writeOut } from "./io.js";
-import {
-  applyNodeOptions,
-  checkNodeOptions,
-  familiesOf,
-  NODE_OPTIONS,
-  readOptionsOf,
-  writeClusterProblems,
-} from "./node-options.js";
-import { readClusterFiles, usableRead } from "./read-cluster.js";
+import { writeOut } from "./io.js";
+import { checkNodeOptions, familiesOf, writeClusterProblems } from "./node-options.js";
+import { readClusterArgs } from "./read-cluster.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["transaction", "ruleset", "dump", "json"]);
-
-function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...NODE_OPTIONS,
-        format: { type: "string" },
-        strict: { type: "boolean" },
-        mode: { type: "string" },
-        "service-cidr": { type: "string", multiple: true },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
 
 /**
  * The JSON path of a service port in the input (`services[3].spec.ports[1]`), for problems; the
@@ -74,32 +44,27 @@ function print(table: NftTable, format: string): string {
 }
 
 /** Runs `generate --mode nftables` and returns the exit code. */
-export async function runGenerateNft(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv);
+export async function runGenerateNft(
+  values: Record<string, string | boolean | string[] | undefined>,
+  positionals: readonly string[],
+): Promise<number> {
   if (values.mode !== "nftables")
     throw new UsageError(`--mode ${values.mode}: expected iptables or nftables`);
-  if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
-  if (positionals.filter((file) => file === "-").length > 1)
-    throw new UsageError("standard input (-) can be read once");
-  const format = values.format ?? "transaction";
+  const format = (values.format as string | undefined) ?? "transaction";
   if (!FORMATS.has(format))
     throw new UsageError(
       `--format ${format}: expected transaction, ruleset, dump or json with --mode nftables`,
     );
   checkNodeOptions(values);
   // The cluster's service CIDRs (kube-proxy ≥ 1.33 reads ServiceCIDR objects): comma lists too.
-  const serviceCIDRs = (values["service-cidr"] ?? []).flatMap((v) => v.split(","));
+  const serviceCIDRs = ((values["service-cidr"] as string[] | undefined) ?? []).flatMap((v) => v.split(","));
   for (const cidr of serviceCIDRs)
     if (parseCidr(cidr) === null) throw new UsageError(`--service-cidr ${cidr}: not a CIDR`);
-  const files = expandInputs(positionals);
-  if (files === null) return EXIT_INPUT;
-  const read = await readClusterFiles(files, readOptionsOf(values));
+  const read = await readClusterArgs(positionals, values);
   if (read === null) return EXIT_INPUT;
-  const file = files.length === 1 ? files[0] : undefined;
-  if (!usableRead(read, values.strict === true, file) || read.input === null) return EXIT_INPUT;
-  const config = applyNodeOptions(read.input.config, values);
-  const input = { ...read.input, config };
-  const families = familiesOf(values.family, config);
+  const { input, file } = read;
+  const config = input.config;
+  const families = familiesOf(values.family as string | undefined, config);
   const outputs: string[] = [];
   const printed = new Set<string>();
   for (const family of families) {

@@ -9,18 +9,16 @@ import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
 import { runGenerateNft } from "./generate-nft.js";
-import { expandInputs, readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
+import { readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
 import {
-  applyNodeOptions,
   checkNodeOptions,
   familiesOf,
   NODE_OPTIONS,
-  readOptionsOf,
   showArgument,
   writeClusterProblems,
 } from "./node-options.js";
 import { formatCount } from "./progress.js";
-import { readClusterFiles, usableRead } from "./read-cluster.js";
+import { readClusterArgs } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
@@ -71,27 +69,23 @@ function currentNatChains(file: string, family: IPFamily): string[] | null {
 /** Runs `generate` and returns the exit code. */
 export async function runGenerate(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv);
-  // nftables mode has its own formats and options (generate-nft.ts).
-  if (values.mode !== undefined && values.mode !== "iptables") {
-    if (values.current !== undefined) throw new UsageError("--current is for iptables mode");
-    return runGenerateNft(argv);
-  }
-  if (values["service-cidr"] !== undefined) throw new UsageError("--service-cidr is for --mode nftables");
   if (positionals.length === 0) throw new UsageError("generate takes a FILE (or - for stdin)");
   if (positionals.filter((file) => file === "-").length > 1)
     throw new UsageError("standard input (-) can be read once");
+  // nftables mode has its own formats and options (generate-nft.ts).
+  if (values.mode !== undefined && values.mode !== "iptables") {
+    if (values.current !== undefined) throw new UsageError("--current is for iptables mode");
+    return runGenerateNft(values, positionals);
+  }
+  if (values["service-cidr"] !== undefined) throw new UsageError("--service-cidr is for --mode nftables");
   const format = values.format ?? "save";
   if (!FORMATS.has(format))
     throw new UsageError(`--format ${showArgument(format)}: expected save, restore or json`);
   checkNodeOptions(values);
-  const files = expandInputs(positionals);
-  if (files === null) return EXIT_INPUT;
-  const read = await readClusterFiles(files, readOptionsOf(values));
+  const read = await readClusterArgs(positionals, values);
   if (read === null) return EXIT_INPUT;
-  // One file's problems are named here; several files' name their own.
-  const named = files.length === 1 ? files[0] : undefined;
-  if (!usableRead(read, values.strict === true, named) || read.input === null) return EXIT_INPUT;
-  const config = applyNodeOptions(read.input.config, values);
+  const { input, file: named } = read;
+  const config = input.config;
   const families = familiesOf(values.family, config);
   let existingChains: string[] = [];
   if (values.current !== undefined) {
@@ -107,19 +101,16 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   // With --family both, a problem outside the family-specific checks is found twice: print it once.
   const printed = new Set<string>();
   for (const family of families) {
-    const { services, endpointSlices } = read.input;
+    const { services, endpointSlices } = input;
     showProgress(`checking ${countOf(services)} Services and ${countOf(endpointSlices)} EndpointSlices`);
-    const prepared = prepareCluster(
-      { ...read.input, config },
-      { family, strict: values.strict === true, origins: read.origins },
-    );
+    const prepared = prepareCluster(input, { family, strict: values.strict === true, origins: read.origins });
     const fresh = prepared.problems.filter((p) => !printed.has(problemKey(p)));
     for (const p of fresh) printed.add(problemKey(p));
     writeClusterProblems(named, fresh, values);
     if (prepared.model === null) return EXIT_INPUT;
     const model = prepared.model;
     if (values.family === undefined && config.ipFamily === undefined)
-      hintOtherFamily(model.servicePorts.length, { ...read.input, config });
+      hintOtherFamily(model.servicePorts.length, input);
     showProgress(`generating ${family} rules for ${formatCount(model.servicePorts.length)} service ports`);
     const body =
       format === "restore"

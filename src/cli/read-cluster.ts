@@ -1,10 +1,12 @@
 // Cluster text → input for the CLI. JSON is read without the YAML parser, which is loaded only
 // for YAML input: it is about a third of the CLI's start-up (50-70 ms here).
 import { detectTextForm, pastedTextProblem } from "../format/detect.js";
-import type { ReadOptions } from "../kube/list.js";
+import type { ObjectOrigins, ReadOptions } from "../kube/list.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
 import { type ReadResult, readClusterJson } from "../kube/read-value.js";
-import { readInput, writeErr, writeProblems } from "./io.js";
+import type { ClusterInput } from "../kube/types.js";
+import { expandInputs, readInput, writeErr, writeProblems } from "./io.js";
+import { applyNodeOptions, readOptionsOf } from "./node-options.js";
 
 /** Reads a cluster file's text (JSON or YAML), as `readClusterText` does. */
 export async function readCluster(text: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -53,4 +55,31 @@ export async function readClusterFiles(
     reads.push({ source, read: await readCluster(text, options) });
   }
   return reads.length === 1 ? (reads[0] as NamedRead).read : mergeClusterReads(reads);
+}
+
+/** A command's cluster, read from its FILE arguments, with the node flags applied to its config. */
+export interface ClusterArgs {
+  readonly input: ClusterInput & { readonly config: NonNullable<ClusterInput["config"]> };
+  readonly origins: ObjectOrigins;
+  /** The one file read, which names its problems; several files name their own. */
+  readonly file: string | undefined;
+}
+
+/**
+ * Reads the cluster of the FILE arguments (files, directories, `-`) and applies the node flags;
+ * `null` after saying on stderr why it cannot be used (with `--strict`, objects of other kinds
+ * too).
+ */
+export async function readClusterArgs(
+  positionals: readonly string[],
+  values: Record<string, string | boolean | string[] | undefined>,
+): Promise<ClusterArgs | null> {
+  const files = expandInputs(positionals);
+  if (files === null) return null;
+  const read = await readClusterFiles(files, readOptionsOf(values));
+  if (read === null) return null;
+  const file = files.length === 1 ? files[0] : undefined;
+  if (!usableRead(read, values.strict === true, file) || read.input === null) return null;
+  const config = applyNodeOptions(read.input.config, values);
+  return { input: { ...read.input, config }, origins: read.origins, file };
 }
