@@ -1,0 +1,39 @@
+/**
+ * Describing rule shapes.
+ *
+ * @module
+ */
+import type { RuleShape, ShapeArgument, Slot, SlotKind } from "./types.js";
+
+/**
+ * A slot of a shape.
+ *
+ * @example
+ * ruleShape("to cluster IP", ["-d", slot(0, "address"), "-j", slot(1, "chain")]);
+ */
+export function slot(index: number, kind: SlotKind): Slot {
+  return { slot: index, kind };
+}
+
+/**
+ * Describes a rule shape from its arguments after `-A CHAIN`, in kube-proxy's order.
+ *
+ * @throws Error when a slot index is used with two kinds or an index is skipped (a programming
+ *   error in the description, found when the module loads).
+ * @example
+ * const sepJump = ruleShape("SVC → SEP", ["-j", slot(0, "chain")]);
+ * sepJump.slots // 1
+ */
+export function ruleShape(name: string, args: readonly ShapeArgument[]): RuleShape {
+  const kinds: SlotKind[] = [];
+  for (const arg of args) {
+    if (typeof arg === "string") continue;
+    const known = kinds[arg.slot];
+    if (known !== undefined && known !== arg.kind)
+      throw new Error(`shape ${name}: slot ${arg.slot} is both ${known} and ${arg.kind}`);
+    kinds[arg.slot] = arg.kind;
+  }
+  for (let i = 0; i < kinds.length; i++)
+    if (kinds[i] === undefined) throw new Error(`shape ${name}: slot ${i} is never used`);
+  return { name, args, slots: kinds.length, kinds };
+}

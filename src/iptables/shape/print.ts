@@ -1,0 +1,69 @@
+/**
+ * The printers of a rule shape: its arguments (the rule object), its restore line, and its save
+ * lines. This first version fills the arguments and prints the save form through the general
+ * canonicalizer; the save layout derived once per shape replaces that without changing what
+ * these functions return.
+ *
+ * @module
+ */
+import { quoteArgument } from "../../format/restore.js";
+import { saveLinesOfRule } from "../../format/save.js";
+import type { Backend } from "../../ir/canonical-types.js";
+import type { IPFamily } from "../../ir/types.js";
+import type { RuleShape } from "./types.js";
+
+/**
+ * The rule's arguments after `-A CHAIN` (what `Rule.args` holds), in kube-proxy's order.
+ *
+ * @example
+ * shapeArgs(ruleShape("jump", ["-j", slot(0, "chain")]), ["KUBE-SVC-X"]) // ["-j", "KUBE-SVC-X"]
+ */
+export function shapeArgs(shape: RuleShape, values: readonly string[]): string[] {
+  const args = shape.args;
+  const out = new Array<string>(args.length);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as RuleShape["args"][number];
+    out[i] = typeof arg === "string" ? arg : (values[arg.slot] as string);
+  }
+  return out;
+}
+
+/**
+ * The rule as one line of `iptables-restore` input, without the newline.
+ *
+ * @throws KubeIptablesError (`UNSAFE_TEXT`) when a value holds `\n`, `\r` or NUL.
+ * @example
+ * restoreLine(jump, "KUBE-SERVICES", ["KUBE-SVC-X"]) // "-A KUBE-SERVICES -j KUBE-SVC-X"
+ */
+export function restoreLine(shape: RuleShape, chain: string, values: readonly string[]): string {
+  let line = `-A ${chain}`;
+  for (const arg of shape.args)
+    line += ` ${typeof arg === "string" ? arg : quoteArgument(values[arg.slot] as string)}`;
+  return line;
+}
+
+/** Where and how the save form is printed. */
+export interface SaveForm {
+  /** The rule set's family. */
+  readonly family: IPFamily;
+  /** The iptables backend to imitate where nft and legacy differ. */
+  readonly backend: Backend;
+}
+
+/**
+ * The rule as `iptables-save` prints it once loaded: one line, or more where a value expands
+ * (an address list), each without a newline.
+ *
+ * @throws KubeIptablesError when iptables would refuse the rule.
+ * @example
+ * saveLines(toClusterIP, "KUBE-SERVICES", values, { family: "IPv4", backend: "nft" })
+ * // ["-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment … -j KUBE-SVC-…"]
+ */
+export function saveLines(
+  shape: RuleShape,
+  chain: string,
+  values: readonly string[],
+  form: SaveForm,
+): string[] {
+  return saveLinesOfRule(chain, shapeArgs(shape, values), form.family, { backend: form.backend });
+}
