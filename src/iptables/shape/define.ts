@@ -37,3 +37,25 @@ export function ruleShape(name: string, args: readonly ShapeArgument[]): RuleSha
     if (kinds[i] === undefined) throw new Error(`shape ${name}: slot ${i} is never used`);
   return { name, args, slots: kinds.length, kinds };
 }
+
+/**
+ * The same shape without its leading `-m comment --comment …` (kube-proxy drops the comments of
+ * endpoint rules in large-cluster mode). The slots keep their indices, so a writer fills both
+ * with the same values; the comment's value is simply not printed.
+ *
+ * @throws Error when the shape does not start with a comment match.
+ * @example
+ * dropComment(ruleShape("c", ["-m", "comment", "--comment", slot(0, "comment"), "-j", slot(1, "chain")])).args
+ * // ["-j", { slot: 1, kind: "chain" }]
+ */
+export function dropComment(shape: RuleShape): RuleShape {
+  const [m, comment, option, text] = shape.args;
+  if (m !== "-m" || comment !== "comment" || option !== "--comment" || typeof text !== "object")
+    throw new Error(`shape ${shape.name} does not start with a comment`);
+  return {
+    name: `${shape.name}, no comment`,
+    args: shape.args.slice(4),
+    slots: shape.slots,
+    kinds: shape.kinds,
+  };
+}

@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { ruleShape, slot } from "./define.js";
+export { dropComment, ruleShape, slot } from "./define.js";
 export { restoreLine, type SaveForm, saveLines, shapeArgs } from "./print.js";
 export type { PortRuleSink } from "./sink.js";
 export type { RuleShape, ShapeArgument, Slot, SlotKind } from "./types.js";
