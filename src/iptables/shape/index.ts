@@ -4,6 +4,6 @@
  * @module
  */
 export { dropComment, ruleShape, slot } from "./define.js";
-export { restoreLine, type SaveForm, saveLines, shapeArgs } from "./print.js";
+export { restoreLine, type SaveForm, saveLines, saveText, shapeArgs } from "./print.js";
 export type { PortRuleSink } from "./sink.js";
 export type { RuleShape, ShapeArgument, Slot, SlotKind } from "./types.js";

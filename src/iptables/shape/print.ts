@@ -67,3 +67,15 @@ export function saveLines(
 ): string[] {
   return saveLinesOfRule(chain, shapeArgs(shape, values), form.family, { backend: form.backend });
 }
+
+/**
+ * {@link saveLines} as one string, each line ending in `\n` (what a table printer appends).
+ *
+ * @throws KubeIptablesError when iptables would refuse the rule.
+ * @example
+ * saveText(JUMP, "KUBE-EXT-X", ["KUBE-SVC-X"], { family: "IPv4", backend: "nft" }) // "-A KUBE-EXT-X -j KUBE-SVC-X\n"
+ */
+export function saveText(shape: RuleShape, chain: string, values: readonly string[], form: SaveForm): string {
+  const lines = saveLines(shape, chain, values, form);
+  return lines.length === 1 ? `${lines[0]}\n` : `${lines.join("\n")}\n`;
+}
