@@ -128,6 +128,12 @@ describe("generate --mode nftables", () => {
     expect(runCli(["generate", file, "--mode", "nftables", "--current", file]).code).toBe(2);
     const v122 = runCli(["generate", file, "--mode", "nftables", "--profile", "v1.22"]);
     expect(v122.code).toBe(2);
-    expect(v122.stderr).toMatch(/^kube-iptables: .*config\.profile: kube-proxy v1\.22 has no nftables mode/m);
+    // The flag is named, not the cluster file's config.
+    expect(v122.stderr).toMatch(/^kube-iptables: --profile v1\.22: kube-proxy v1\.22 has no nftables mode/m);
+    const configured = join(dir, "v122.yaml");
+    writeFileSync(configured, CLUSTER.replace("config: {", "config: {profile: v1.22, "));
+    const fromConfig = runCli(["generate", configured, "--mode", "nftables"]);
+    expect(fromConfig.code).toBe(2);
+    expect(fromConfig.stderr).toMatch(/config\.profile: kube-proxy v1\.22 has no nftables mode/);
   });
 });

@@ -2,6 +2,7 @@ import { formatProblem, KubeIptablesError } from "../errors.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
 import { parseCidr } from "../model/ip.js";
+import { isProfile, PROFILE_NAMES, PROFILES } from "../model/profiles.js";
 import {
   formatNftDump,
   formatNftRuleset,
@@ -56,6 +57,14 @@ export async function runGenerateNft(
       `--format ${format}: expected transaction, ruleset, dump or json with --mode nftables`,
     );
   checkNodeOptions(values);
+  // A --profile without an nftables layout is the flag's mistake, not the cluster file's.
+  const profile = values.profile as string | undefined;
+  if (profile !== undefined && isProfile(profile) && PROFILES[profile].nftablesLayout === null) {
+    const written = PROFILE_NAMES.filter((name) => PROFILES[name].nftablesLayout !== null).join(", ");
+    throw new UsageError(
+      `--profile ${profile}: kube-proxy ${profile} has no nftables mode written here (profiles with one: ${written})`,
+    );
+  }
   // The cluster's service CIDRs (kube-proxy ≥ 1.33 reads ServiceCIDR objects): comma lists too.
   const serviceCIDRs = ((values["service-cidr"] as string[] | undefined) ?? []).flatMap((v) => v.split(","));
   for (const cidr of serviceCIDRs)
