@@ -66,11 +66,11 @@ export function planServicePort(
     firewall,
     clusterIPMasquerade: node.masqueradeAll ? "all" : node.localDetector !== null ? "non-local" : "none",
     affinitySeconds: port.stickyMaxAgeSeconds,
-    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port) : null,
+    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port, node) : null,
   };
 }
 
-function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
+function legacyPlan(port: ServicePort, node: NodePlan): ServicePortPlan["legacy"] {
   const endpoints = legacyEndpoints(port);
   const ready: Endpoint[] = [];
   const localReady: Endpoint[] = [];
@@ -79,5 +79,11 @@ function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
     ready.push(ep);
     if (ep.isLocal) localReady.push(ep);
   }
-  return { endpoints, ready, localReady };
+  return {
+    hasEndpoints: endpoints.length > 0,
+    localDetector: node.localDetector,
+    endpoints,
+    ready,
+    localReady,
+  };
 }
