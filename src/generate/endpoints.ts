@@ -152,17 +152,3 @@ function union(a: readonly Endpoint[], b: readonly Endpoint[]): Endpoint[] {
   for (const ep of b) byKey.set(ep.endpoint, ep);
   return [...byKey.values()].sort((x, y) => (x.endpoint < y.endpoint ? -1 : x.endpoint > y.endpoint ? 1 : 0));
 }
-
-/**
- * The endpoint list of a service port in the `xlb` layout (kube-proxy ≤ 1.23): every endpoint,
- * ready or not (each gets a SEP chain; only ready ones are balanced to), except that
- * internalTrafficPolicy=Local keeps only local ones when the port is not eTP=Local. There is no
- * topology narrowing and no serving-terminating fallback (both gates were off).
- *
- * @example
- * legacyEndpoints({ ...port, internalPolicyLocal: true }).every((ep) => ep.isLocal) // true
- */
-export function legacyEndpoints(port: ServicePort): readonly Endpoint[] {
-  if (port.externalPolicyLocal || !port.internalPolicyLocal) return port.endpoints;
-  return port.endpoints.filter((ep) => ep.isLocal);
-}

@@ -11,6 +11,7 @@
  */
 
 import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
+import { legacyServicePortRules } from "../iptables/writers/legacy/service-port-rules.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
@@ -26,7 +27,6 @@ import type { GenerationContext } from "./context.js";
 import { appendEndpointSaveRuns, type Balancing } from "./endpoint-save.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
-import { buildXlbServicePortRules } from "./service-port-xlb.js";
 import { checkWritablePort } from "./writable.js";
 
 export type { ServicePortRules, ServicePortText } from "./block.js";
@@ -41,7 +41,7 @@ export function buildServicePortRules(port: ServicePort, ctx: GenerationContext)
   // Profiles before KUBE-EXT (v1.22) build rules; theirs need no round trip through text.
   if (ctx.traits.externalChains === "xlb") {
     checkWritablePort(port);
-    return buildXlbServicePortRules(port, ctx);
+    return legacyServicePortRules(port, ctx);
   }
   return rulesOfText(buildServicePortText(port, ctx));
 }
@@ -64,7 +64,7 @@ export function buildServicePortText(
   // Every writer builds a port's rules here or above: its strings are checked once, as they enter.
   checkWritablePort(port);
   // Profiles before KUBE-EXT (v1.22) route external traffic through KUBE-XLB instead.
-  if (ctx.traits.externalChains === "xlb") return textOfRules(buildXlbServicePortRules(port, ctx));
+  if (ctx.traits.externalChains === "xlb") return textOfRules(legacyServicePortRules(port, ctx));
   const spn = servicePortName(port.namespace, port.name, port.portName);
   const qspn = q(spn);
   const proto = port.protocol;

@@ -403,12 +403,15 @@ export const LEGACY: {
   readonly MASQUERADE_NOT_FROM_CIDR: RuleShape;
   readonly MASQUERADE_NOT_FROM_INTERFACE: RuleShape;
   readonly ENDPOINT_HAIRPIN: RuleShape;
+  readonly UNCOMMENTED_ENDPOINT_HAIRPIN: RuleShape;
 } = {
   TO_DESTINATION: withCidr(TO_DESTINATION, 2),
   REJECT_DESTINATION: withCidr(REJECT_DESTINATION, 2),
   MASQUERADE_NOT_FROM_CIDR: withCidr(MASQUERADE_NOT_FROM_CIDR, 2),
   MASQUERADE_NOT_FROM_INTERFACE: withCidr(MASQUERADE_NOT_FROM_INTERFACE, 2),
   ENDPOINT_HAIRPIN: withCidr(ENDPOINT_HAIRPIN, 1),
+  // Large-cluster mode drops the comment of the endpoint chain's hairpin rule in v1.22 too.
+  UNCOMMENTED_ENDPOINT_HAIRPIN: dropComment(withCidr(ENDPOINT_HAIRPIN, 1)),
 };
 
 /** The shape with one `address` slot holding a CIDR instead (v1.22 writes `ADDR/32`). */

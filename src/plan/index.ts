@@ -12,7 +12,7 @@ import { planNode } from "./node-plan.js";
 import { planServicePort } from "./service-port-plan.js";
 import type { ClusterPlan, ServicePortPlan } from "./types.js";
 
-export { planNode } from "./node-plan.js";
+export { planNode, planNodeOfConfig } from "./node-plan.js";
 export { planServicePort } from "./service-port-plan.js";
 export type {
   ClusterPlan,

@@ -41,9 +41,18 @@ function localDetectorOf(config: ProxyConfig, family: IPFamily, traits: ProfileT
  * planNode(model).localDetector // { kind: "cidr", cidr: "10.244.0.0/16" }
  */
 export function planNode(model: ClusterModel, traitOverrides?: Partial<ProfileTraits>): NodePlan {
-  const config = model.config;
+  return planNodeOfConfig(model.config, profileTraits(model.config.profile, traitOverrides));
+}
+
+/**
+ * The node-wide decisions of a node's settings under traits already resolved (what a generation
+ * context holds), for callers that have no model at hand.
+ *
+ * @example
+ * planNodeOfConfig(model.config, PROFILES["v1.22"]).traits.externalChains // "xlb"
+ */
+export function planNodeOfConfig(config: ProxyConfig, traits: ProfileTraits): NodePlan {
   const family = config.ipFamily;
-  const traits = profileTraits(config.profile, traitOverrides);
   const nodeIPs: string[] = [];
   for (const text of config.nodeIPs) {
     const ip = canonicalIP(text);

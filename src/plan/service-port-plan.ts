@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { categorizeEndpoints, externallyAccessible, legacyEndpoints } from "../generate/endpoints.js";
+import { categorizeEndpoints, externallyAccessible } from "../generate/endpoints.js";
 import { rangeContains } from "../generate/rule-parts.js";
 import type { ClusterModel, Endpoint, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
@@ -66,12 +66,21 @@ export function planServicePort(
     firewall,
     clusterIPMasquerade: node.masqueradeAll ? "all" : node.localDetector !== null ? "non-local" : "none",
     affinitySeconds: port.stickyMaxAgeSeconds,
-    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port) : null,
+    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port, node) : null,
   };
 }
 
-function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
-  const endpoints = legacyEndpoints(port);
+/**
+ * The ≤ 1.23 endpoint lists: every endpoint, ready or not (each gets a SEP chain; only ready ones
+ * are balanced to), except that internalTrafficPolicy=Local keeps only local ones when the port
+ * is not eTP=Local. No topology narrowing and no serving-terminating fallback (both gates were
+ * off in that era).
+ */
+function legacyPlan(port: ServicePort, node: NodePlan): ServicePortPlan["legacy"] {
+  const endpoints =
+    port.externalPolicyLocal || !port.internalPolicyLocal
+      ? port.endpoints
+      : port.endpoints.filter((ep) => ep.isLocal);
   const ready: Endpoint[] = [];
   const localReady: Endpoint[] = [];
   for (const ep of endpoints) {
@@ -79,5 +88,11 @@ function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
     ready.push(ep);
     if (ep.isLocal) localReady.push(ep);
   }
-  return { endpoints, ready, localReady };
+  return {
+    hasEndpoints: endpoints.length > 0,
+    localDetector: node.localDetector,
+    endpoints,
+    ready,
+    localReady,
+  };
 }
