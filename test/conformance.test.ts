@@ -1,9 +1,9 @@
 // Conformance: every vector of fixtures/kube-proxy (made by the real kube-proxy v1.30.5 and the
 // real iptables-save) must come out byte for byte in both forms.
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { generateRules, stateAfterFullSync } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { listVectors, readJson, type Vector } from "./support/fixtures.js";

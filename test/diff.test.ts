@@ -17,12 +17,12 @@ import {
   kubeProxyChainsOf,
   summarizeDiff,
 } from "../src/diff/index.js";
-import { parseRules, parseRulesOrThrow } from "../src/format/parse.js";
-import { formatSave } from "../src/format/save.js";
-import { tokenizeLine, tokenizesTo } from "../src/format/tokenize.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
-import { canonicalizeRule, formatCanonicalRule } from "../src/ir/canonical.js";
-import { applyRestore } from "../src/ir/state.js";
+import { canonicalizeRule, formatCanonicalRule } from "../src/iptables/canonical/canonicalize.js";
+import { parseRules, parseRulesOrThrow } from "../src/iptables/parse/parse.js";
+import { tokenizeLine, tokenizesTo } from "../src/iptables/parse/tokenize.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import type { IPFamily, Rule, RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";

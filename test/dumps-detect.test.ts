@@ -1,9 +1,9 @@
 // What people paste: detection of its form, the one problem for a prompt, a password prompt or
 // CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
 import { describe, expect, it } from "vitest";
-import { detectTextForm, pastedTextProblem } from "../src/format/detect.js";
-import { isHeaderlessRules, readHeaderlessRules } from "../src/format/headerless.js";
-import { parseRules } from "../src/format/parse.js";
+import { detectTextForm, pastedTextProblem } from "../src/iptables/parse/detect.js";
+import { isHeaderlessRules, readHeaderlessRules } from "../src/iptables/parse/headerless.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 
 const SAVE = "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n";
 

@@ -3,9 +3,9 @@
 // packet, and the branches kube-proxy writes (node ports, firewall, affinity, masquerade, reject)
 // drawn where the rules put them.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
 import { generateState } from "../src/generate/rules.js";
 import { buildServiceGraph, listServicePorts, overlayTrace, type ServiceGraph } from "../src/graph/index.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import type { IPFamily, RuleSet } from "../src/ir/types.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../src/kube/types.js";

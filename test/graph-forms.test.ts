@@ -7,7 +7,6 @@
 import { instance } from "@viz-js/viz";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
 import {
   buildServiceGraph,
   formatDot,
@@ -16,6 +15,7 @@ import {
   type ServiceGraph,
 } from "../src/graph/index.js";
 import { edgeLabelLines, nodeLabelLines, visibleText, wrapCondition } from "../src/graph/labels.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { loadVector } from "./support/fixtures.js";
 

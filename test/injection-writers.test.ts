@@ -3,12 +3,12 @@
 // value) instead of printing a payload in which the kernel would load extra rules.
 import { describe, expect, test } from "vitest";
 import { KubeIptablesError } from "../src/errors.js";
-import { formatRestore, quoteArgument } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { createGenerator } from "../src/generate/generator.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
 import { generateSaveText } from "../src/generate/save-text.js";
+import { formatRestore, quoteArgument } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { resolveConfig } from "../src/kube/config.js";
 import { buildModel } from "../src/kube/to-model.js";
 import type { EndpointSlice, Service } from "../src/kube/types.js";

@@ -4,11 +4,11 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { formatProblem } from "../src/errors.js";
-import { formatRestore, quoteArgument } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
 import { generateSaveText } from "../src/generate/save-text.js";
+import { formatRestore, quoteArgument } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import {
   argvArbitrary,

@@ -1,7 +1,7 @@
 // One test per rule of iptables-restore that the parser now applies to a whole table block or a
 // whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
 import { describe, expect, it } from "vitest";
-import { type ParseOptions, parseRules, parseRulesReference } from "../src/format/parse.js";
+import { type ParseOptions, parseRules, parseRulesReference } from "../src/iptables/parse/parse.js";
 
 const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
 const nat = (...lines: string[]) => `*nat\n${lines.join("\n")}\nCOMMIT\n`;

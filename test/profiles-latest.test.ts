@@ -1,9 +1,9 @@
 // Profile latest (kube-proxy master, §15 of the spec): topology picks PreferSameNode (node hints)
 // before PreferSameZone (zone hints), and a duplicate endpoint prefers a non-terminating copy.
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
 import { categorizeEndpoints } from "../src/generate/endpoints.js";
 import { generateRules } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { DEFAULT_CONFIG, resolveConfig } from "../src/kube/config.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import { modelPolicies } from "../src/kube/to-model.js";

@@ -2,8 +2,8 @@
 // is 1.32's, and each step adds one behaviour. Every test below shows one behaviour as the
 // difference between two neighbouring profiles on a small model.
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
 import { generateRules } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";

@@ -3,8 +3,8 @@
 // fixtures are read as they are: fields with no 1.22 meaning are ignored by the profile itself.
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { isBuiltinChain, type Rule, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
@@ -19,7 +19,7 @@ function modelOf(v: Vector) {
 // The save emitter is written in parallel; the save half runs as soon as it exists.
 const savePath = new URL("../src/format/save.ts", import.meta.url);
 const formatSave: ((rules: RuleSet) => string) | null = existsSync(savePath)
-  ? ((await import("../src/format/save.js")) as { formatSave: (rules: RuleSet) => string }).formatSave
+  ? ((await import("../src/iptables/print/save.js")) as { formatSave: (rules: RuleSet) => string }).formatSave
   : null;
 
 describe("kube-proxy v1.22 vectors, restore form", () => {

@@ -4,11 +4,11 @@
 // from the spec into fixtures/spec-examples/.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { canonicalSort } from "../src/format/canonical-sort.js";
-import { formatRestore } from "../src/format/restore.js";
 import { createContext } from "../src/generate/context.js";
 import { assemblePayload, generateRules, sortServicePorts } from "../src/generate/rules.js";
 import { buildServicePortRules } from "../src/generate/service-port.js";
+import { canonicalSort } from "../src/iptables/print/canonical-sort.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterModel } from "../src/model/types.js";
 import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";

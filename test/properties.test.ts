@@ -4,10 +4,10 @@
 // Seeded (SEED below), so a failure reproduces; fast-check prints the seed and the shrunk case.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { parseRules } from "../src/format/parse.js";
-import { formatRestore } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { ClusterModel } from "../src/model/types.js";
 import {

@@ -1,10 +1,10 @@
 // generateRestoreText streams the payload as text; it must stay byte for byte what
 // formatRestore(generateRules(...)) prints, which the conformance vectors pin to kube-proxy.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
-import { formatRestore } from "../src/format/restore.js";
 import { generateRestoreText } from "../src/generate/restore-text.js";
 import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";

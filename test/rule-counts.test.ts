@@ -4,8 +4,8 @@
 //   LoadBalancer with an external IP, an LB IP and a source range
 //   (no node port, node IP outside the range):                  5 + S·(8 + 3E)
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
 import { generateRules } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 

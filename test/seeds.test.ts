@@ -6,9 +6,9 @@
 // Seed 002 is an `iptables -L` listing of an older layout and is not checked.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { generateRules, generateState } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import { readClusterText } from "../src/kube/read-input.js";
 import type { ClusterModel } from "../src/model/types.js";

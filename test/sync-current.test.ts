@@ -4,10 +4,10 @@
 // Later updates go on incrementally from there.
 import { describe, expect, it } from "vitest";
 import { KubeIptablesError } from "../src/errors.js";
-import { parseRules, parseRulesOrThrow } from "../src/format/parse.js";
-import { formatSave } from "../src/format/save.js";
 import { generateState, isServiceChain } from "../src/generate/rules.js";
-import { applyRestore } from "../src/ir/state.js";
+import { parseRules, parseRulesOrThrow } from "../src/iptables/parse/parse.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import { isBuiltinChain, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";

@@ -2,9 +2,9 @@
 // chunks: changes anywhere in it (first, last, middle, bursts that empty a chunk or grow one
 // past its size) give deltas that, applied to the previous state, give a full generation's.
 import { describe, expect, it } from "vitest";
-import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
-import { applyRestore } from "../src/ir/state.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import { createSync } from "../src/sync/index.js";
 import { randomCluster, seededRng } from "./support/random-cluster.js";

@@ -2,8 +2,8 @@
 // update must equal a full generation under the same profile (v1.22 layout, latest's duplicate
 // choice), and so must an update after a change.
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
 import { generateRules } from "../src/generate/rules.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";
 import { createSync } from "../src/sync/index.js";

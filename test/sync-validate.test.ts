@@ -2,9 +2,9 @@
 // are left out (as prepareCluster leaves them out) and reported at their place in every update's
 // lists, and the rules match a full generation of the valid objects.
 import { describe, expect, it } from "vitest";
-import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
-import { applyRestore } from "../src/ir/state.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";

@@ -3,10 +3,10 @@
 // our delta applied to the previous state gives exactly our state, and it is never larger than
 // what kube-proxy wrote.
 import { describe, expect, it } from "vitest";
-import { formatRestore } from "../src/format/restore.js";
-import { formatSave } from "../src/format/save.js";
 import { generateState } from "../src/generate/rules.js";
-import { applyRestore } from "../src/ir/state.js";
+import { formatRestore } from "../src/iptables/print/restore.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import { createSync } from "../src/sync/index.js";

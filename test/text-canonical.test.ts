@@ -1,7 +1,5 @@
 // Unit tests of the canonicalizer's tricky cases (spec §2, §4.1, §6, §7, §8, §14).
 import { describe, expect, it } from "vitest";
-import { detectTextForm } from "../src/format/detect.js";
-import { parseRules } from "../src/format/parse.js";
 import {
   canonicalizeRule,
   expandAddressLists,
@@ -10,7 +8,9 @@ import {
   probabilityToText,
   saveString,
   tryCanonicalizeRule,
-} from "../src/ir/canonical.js";
+} from "../src/iptables/canonical/canonicalize.js";
+import { detectTextForm } from "../src/iptables/parse/detect.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import type { IPFamily } from "../src/ir/types.js";
 
 const line = (spec: string, family: IPFamily = "IPv4"): string =>

@@ -2,9 +2,9 @@
 // kernel and saved, must equal the real `iptables-save` output byte for byte; and kube-proxy's
 // own `restore` payload must load with --noflush onto a kernel holding only built-in chains.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
-import { formatSave } from "../src/format/save.js";
-import { tryApplyRestore } from "../src/ir/state.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { tryApplyRestore } from "../src/iptables/state.js";
 import type { IPFamily, RuleSet } from "../src/ir/types.js";
 import { listVectors, readJson, type Vector } from "./support/fixtures.js";
 

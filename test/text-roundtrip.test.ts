@@ -6,11 +6,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
-import { formatSave } from "../src/format/save.js";
-import { canonicalizeRule } from "../src/ir/canonical.js";
+import { canonicalizeRule } from "../src/iptables/canonical/canonicalize.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { applyRestore } from "../src/iptables/state.js";
 import type { Backend } from "../src/ir/canonical-types.js";
-import { applyRestore } from "../src/ir/state.js";
 import type { IPFamily, Rule, RuleSet } from "../src/ir/types.js";
 import { FIXTURES, listVectors, readJson, type Vector } from "./support/fixtures.js";
 

@@ -6,10 +6,10 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Problem } from "../src/errors.js";
-import { parseRules } from "../src/format/parse.js";
-import { formatSave } from "../src/format/save.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
+import { formatSave } from "../src/iptables/print/save.js";
+import { tryApplyRestore } from "../src/iptables/state.js";
 import type { Backend } from "../src/ir/canonical-types.js";
-import { tryApplyRestore } from "../src/ir/state.js";
 import type { IPFamily, RuleSet } from "../src/ir/types.js";
 import { FIXTURES, readJson } from "./support/fixtures.js";
 

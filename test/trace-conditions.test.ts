@@ -2,7 +2,7 @@
 // node's addresses, ipsets…) and on the matches and targets other programs put on a node: one
 // small rule set per behaviour.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import type { RuleSet } from "../src/ir/types.js";
 import {
   formatFraction,

@@ -4,8 +4,9 @@
 // endpoint on this node and one on another), printed as iptables-save prints it; each network
 // plugin's chains are then added where that plugin puts them (its jumps first or last in the
 // built-in chains). Names and comments imitate the plugins; nothing is copied from a real node.
-import { formatSave } from "../src/format/save.js";
+
 import { generateState } from "../src/generate/rules.js";
+import { formatSave } from "../src/iptables/print/save.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 

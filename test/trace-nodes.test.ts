@@ -4,7 +4,7 @@
 // the policy controller's chains do around kube-proxy's; what those chains test that a dump does
 // not say (routes, ipsets, bridge ports) is a named condition, never a bare UNKNOWN.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import {
   formatFraction,
   type Packet,

@@ -4,12 +4,12 @@
 // must be exactly what §5–§10 of the spec say kube-proxy's rules do, with each endpoint's
 // probability equal to the kernel's effective share computed here from the k values.
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../src/format/parse.js";
 import { createContext, type GenerationContext } from "../src/generate/context.js";
 import { categorizeEndpoints } from "../src/generate/endpoints.js";
 import { generateState } from "../src/generate/rules.js";
-import { canonicalAddress } from "../src/ir/canonical-address.js";
-import { probabilityToStored } from "../src/ir/canonical-values.js";
+import { canonicalAddress } from "../src/iptables/canonical/address.js";
+import { probabilityToStored } from "../src/iptables/canonical/values.js";
+import { parseRules } from "../src/iptables/parse/parse.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { Endpoint, ServicePort } from "../src/model/types.js";

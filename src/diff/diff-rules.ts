@@ -6,9 +6,8 @@
  * @module
  */
 
-import { tokenizesTo } from "../format/tokenize.js";
 import { isServiceChain } from "../generate/rules.js";
-import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
+import { canonicalizeRuleOnce, formatCanonicalRule, tokenizesTo } from "../iptables/index.js";
 import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { RestoreLineWriter } from "../format/restore.js";
+import { RestoreLineWriter } from "../iptables/print/restore.js";
 import type { ClusterModel } from "../model/types.js";
 import type { ServicePortText } from "./block.js";
 import { createContext, type GenerationContext } from "./context.js";

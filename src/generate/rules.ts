@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { checkWritable } from "../format/unsafe-text.js";
+import { checkWritable } from "../iptables/unsafe-text.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { saveLinesOfRule } from "../format/save.js";
-import { tokenizeLine, WordReader } from "../format/tokenize.js";
+
+import { tokenizeLine, WordReader } from "../iptables/parse/tokenize.js";
+import { saveLinesOfRule } from "../iptables/print/save.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { sortByChainName } from "../ir/chain-sort.js";
 import { appendQuickSaveLine } from "../ir/save-quick.js";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
+import { formatEntry, needsEscape, quoteArgument as q } from "../iptables/print/restore.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";

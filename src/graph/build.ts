@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { type CanonicalRule, formatCanonicalRule } from "../ir/canonical.js";
+
+import { formatCanonicalRule } from "../iptables/index.js";
+import type { CanonicalRule } from "../ir/canonical-types.js";
 import { isBuiltinChain, type RuleSet } from "../ir/types.js";
 import {
   type CompiledState,

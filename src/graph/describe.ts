@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { type CanonicalRule, type CanonicalTarget, formatCanonicalRule } from "../ir/canonical.js";
+
+import { formatCanonicalRule } from "../iptables/index.js";
+import type { CanonicalRule, CanonicalTarget } from "../ir/canonical-types.js";
 import { isBuiltinChain } from "../ir/types.js";
 import type { ActionKind, NodeKind } from "./types.js";
 

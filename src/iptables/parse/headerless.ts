@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../ir/canonical-targets.js";
-import { BUILTIN_CHAINS } from "../ir/types.js";
+
+import { BUILTIN_CHAINS } from "../../ir/types.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import { tokenizeLine } from "./tokenize.js";
 
 /** Headerless rule lines read as tables. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RuleSet } from "../ir/types.js";
+import type { RuleSet } from "../../ir/types.js";
 
 /**
  * Prints a rule set as indented JSON (counters as decimal strings, since JSON has no 64-bit

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { KubeIptablesError } from "../errors.js";
-import type { ChainDeclaration, Entry, RuleSet, Table } from "../ir/types.js";
-import { checkWritable, hasUnsafeCharacter, unsafeText } from "./unsafe-text.js";
+import { KubeIptablesError } from "../../errors.js";
+import type { ChainDeclaration, Entry, RuleSet, Table } from "../../ir/types.js";
+import { checkWritable, hasUnsafeCharacter, unsafeText } from "../unsafe-text.js";
 
 /**
  * Whether `text` holds a character {@link quoteArgument} escapes (`"` or `\`). Text without one

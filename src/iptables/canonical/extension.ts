@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { Backend, CanonicalOption, ProtocolMatch } from "./canonical-types.js";
-import { RuleSpecError } from "./canonical-values.js";
-import type { IPFamily } from "./types.js";
+import type { Backend, CanonicalOption, ProtocolMatch } from "../../ir/canonical-types.js";
+import type { IPFamily } from "../../ir/types.js";
+import { RuleSpecError } from "./values.js";
 
 /** How one option spelling is read: its canonical name, how many values, whether `!` is allowed. */
 export interface OptionSpec {

@@ -6,6 +6,10 @@
  * @module
  */
 
+import type { PortRange } from "../../ir/canonical-types.js";
+
+export type { PortRange };
+
 /**
  * Thrown by the canonicalizer's helpers; `argIndex` points into the rule's argv so the parser
  * can turn it into a column. Never escapes the package: `canonicalizeRule` wraps it.
@@ -210,20 +214,6 @@ export function parsePort(text: string, octal: boolean): number {
     return octal ? parseCUnsigned(text, 65535) : parseDecimal(text, 65535);
   }
   return SERVICES.get(text) ?? -1;
-}
-
-/**
- * An inclusive port range.
- *
- * @example
- * const m = canonicalizeRule(["-p", "tcp", "-m", "tcp", "--dport", "30000:32767", "-j", "ACCEPT"], "IPv4").matches[0];
- * m?.kind === "ports" ? m.destinationPort : null // { min: 30000, max: 32767, negated: false }
- */
-export interface PortRange {
-  /** Lowest port. */
-  readonly min: number;
-  /** Highest port. */
-  readonly max: number;
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Problem } from "../errors.js";
+import type { Problem } from "../../errors.js";
 import { isHeaderlessRules } from "./headerless.js";
 
 /**

@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { Backend } from "../ir/canonical-types.js";
-import { BUILTIN_CHAINS, type ChainDeclaration, type Entry, type Rule, type Table } from "../ir/types.js";
+import type { Backend } from "../../ir/canonical-types.js";
+import { BUILTIN_CHAINS, type ChainDeclaration, type Entry, type Rule, type Table } from "../../ir/types.js";
 
 /** Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}). */
 interface TargetPlace {

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { canonicalAddress, canonicalMaskAddress } from "./canonical-address.js";
+import type { CanonicalMatch, CanonicalOption, NameList, PortCondition } from "../../ir/canonical-types.js";
+import { canonicalAddress, canonicalMaskAddress } from "./address.js";
 import {
   type ExtensionContext,
   firstValue,
@@ -15,9 +16,8 @@ import {
   optionTable,
   type RawOption,
   rejectRepeat,
-} from "./canonical-extension.js";
-import { protocolNumber } from "./canonical-protocols.js";
-import type { CanonicalMatch, CanonicalOption, NameList, PortCondition } from "./canonical-types.js";
+} from "./extension.js";
+import { protocolNumber } from "./protocols.js";
 import {
   formatPortRange,
   hex32,
@@ -29,7 +29,7 @@ import {
   probabilityToText,
   RuleSpecError,
   truncateBytes,
-} from "./canonical-values.js";
+} from "./values.js";
 
 /** A match extension: its options and how to turn the collected options into a canonical match. */
 export interface MatchExtension {

@@ -5,16 +5,9 @@
  * @module
  */
 
-import { KubeIptablesError } from "../errors.js";
-import {
-  type CanonicalizeResult,
-  canonicalizeRuleOnce,
-  expandAddressLists,
-  formatCanonicalRule,
-  tryCanonicalizeRule,
-} from "../ir/canonical.js";
-import type { Backend } from "../ir/canonical-types.js";
-import { sortChainNames } from "../ir/chain-sort.js";
+import { KubeIptablesError } from "../../errors.js";
+import type { Backend } from "../../ir/canonical-types.js";
+import { sortChainNames } from "../../ir/chain-sort.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -23,7 +16,14 @@ import {
   type Rule,
   type RuleSet,
   type Table,
-} from "../ir/types.js";
+} from "../../ir/types.js";
+import {
+  type CanonicalizeResult,
+  canonicalizeRuleOnce,
+  expandAddressLists,
+  formatCanonicalRule,
+  tryCanonicalizeRule,
+} from "../canonical/canonicalize.js";
 
 /**
  * Options of {@link formatSave}.

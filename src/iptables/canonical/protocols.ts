@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseDecimal } from "./canonical-values.js";
+import { parseDecimal } from "./values.js";
 
 /** iptables' built-in protocol table, in its order; the first name of a number is printed. */
 const BUILTIN: readonly (readonly [string, number])[] = [

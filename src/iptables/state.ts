@@ -8,16 +8,8 @@
  */
 
 import { KubeIptablesError, type Problem } from "../errors.js";
-import {
-  type CanonicalizeResult,
-  canonicalizeRuleCached,
-  expandAddressLists,
-  formatCanonicalRule,
-  NAT_ONLY_TARGETS,
-  tryCanonicalizeRule,
-} from "./canonical.js";
-import type { Backend, CanonicalRule } from "./canonical-types.js";
-import { sortChainNames } from "./chain-sort.js";
+import type { Backend, CanonicalRule } from "../ir/canonical-types.js";
+import { sortChainNames } from "../ir/chain-sort.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -27,7 +19,15 @@ import {
   type Rule,
   type RuleSet,
   type Table,
-} from "./types.js";
+} from "../ir/types.js";
+import {
+  type CanonicalizeResult,
+  canonicalizeRuleCached,
+  expandAddressLists,
+  formatCanonicalRule,
+  NAT_ONLY_TARGETS,
+  tryCanonicalizeRule,
+} from "./canonical/canonicalize.js";
 
 /**
  * Options of {@link applyRestore}.

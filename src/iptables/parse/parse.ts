@@ -15,12 +15,9 @@
  * @module
  */
 
-import { KubeIptablesError, type Problem } from "../errors.js";
-import { expandAddressLists, tryCanonicalizeRule } from "../ir/canonical.js";
-import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../ir/canonical-quick.js";
-import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../ir/canonical-targets.js";
-import type { Backend, CanonicalTarget } from "../ir/canonical-types.js";
-import { recordSourceLines } from "../ir/state.js";
+import { KubeIptablesError, type Problem } from "../../errors.js";
+import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../../ir/canonical-quick.js";
+import type { Backend, CanonicalTarget } from "../../ir/canonical-types.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -30,7 +27,10 @@ import {
   type Rule,
   type RuleSet,
   type Table,
-} from "../ir/types.js";
+} from "../../ir/types.js";
+import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
+import { recordSourceLines } from "../state.js";
 import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 

@@ -7,23 +7,7 @@
  * @module
  */
 
-import { KubeIptablesError, type Problem } from "../errors.js";
-import { canonicalAddress } from "./canonical-address.js";
-import type { ExtensionContext, OptionSpec, RawOption } from "./canonical-extension.js";
-import {
-  implicitMatchName,
-  MATCH_EXTENSIONS,
-  type MatchExtension,
-  PASS_THROUGH_MATCHES,
-} from "./canonical-matches.js";
-import { protocolName, protocolNumber } from "./canonical-protocols.js";
-import {
-  PASS_THROUGH_TARGETS,
-  SAVE_STRING_OPTIONS,
-  TARGET_EXTENSIONS,
-  type TargetExtension,
-  VERDICTS,
-} from "./canonical-targets.js";
+import { KubeIptablesError, type Problem } from "../../errors.js";
 import type {
   AddressMatch,
   Backend,
@@ -34,13 +18,24 @@ import type {
   FragmentMatch,
   InterfaceMatch,
   ProtocolMatch,
-} from "./canonical-types.js";
-import { RuleSpecError, rawOrQuoted, saveString } from "./canonical-values.js";
-import type { Counters, IPFamily, Rule } from "./types.js";
+} from "../../ir/canonical-types.js";
+import type { Counters, IPFamily, Rule } from "../../ir/types.js";
+import { canonicalAddress } from "./address.js";
+import type { ExtensionContext, OptionSpec, RawOption } from "./extension.js";
+import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES } from "./matches.js";
+import { protocolName, protocolNumber } from "./protocols.js";
+import {
+  PASS_THROUGH_TARGETS,
+  SAVE_STRING_OPTIONS,
+  TARGET_EXTENSIONS,
+  type TargetExtension,
+  VERDICTS,
+} from "./targets.js";
+import { RuleSpecError, rawOrQuoted, saveString } from "./values.js";
 
-export { NAT_ONLY_TARGETS } from "./canonical-targets.js";
-export type * from "./canonical-types.js";
-export { probabilityToStored, probabilityToText, saveString } from "./canonical-values.js";
+export type * from "../../ir/canonical-types.js";
+export { NAT_ONLY_TARGETS } from "./targets.js";
+export { probabilityToStored, probabilityToText, saveString } from "./values.js";
 
 /**
  * Options of {@link canonicalizeRule}.

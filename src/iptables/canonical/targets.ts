@@ -5,7 +5,8 @@
  * @module
  */
 
-import { formatHost, parseHostBytes } from "./canonical-address.js";
+import type { CanonicalOption, CanonicalTarget } from "../../ir/canonical-types.js";
+import { formatHost, parseHostBytes } from "./address.js";
 import {
   type ExtensionContext,
   firstValue,
@@ -14,10 +15,9 @@ import {
   optionTable,
   type RawOption,
   rejectRepeat,
-} from "./canonical-extension.js";
-import { parseMarkValue } from "./canonical-matches.js";
-import type { CanonicalOption, CanonicalTarget } from "./canonical-types.js";
-import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } from "./canonical-values.js";
+} from "./extension.js";
+import { parseMarkValue } from "./matches.js";
+import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } from "./values.js";
 
 /** A target extension: its options and how to turn them into a canonical target. */
 export interface TargetExtension {

@@ -7,28 +7,11 @@
  * @module
  */
 
-import { parseCUnsigned, parseDecimal } from "./canonical-values.js";
-import type { IPFamily } from "./types.js";
+import type { CanonicalAddress } from "../../ir/canonical-types.js";
+import type { IPFamily } from "../../ir/types.js";
+import { parseCUnsigned, parseDecimal } from "./values.js";
 
-/**
- * An address with its mask, host bits cleared, as iptables stores and prints it.
- *
- * @example
- * canonicalizeRule(["-s", "10.0.0.0/8", "-j", "ACCEPT"], "IPv4").source
- * // { address: "10.0.0.0", mask: "8", prefixLength: 8, bytes: [10, 0, 0, 0], maskBytes: [255, 0, 0, 0], negated: false }
- */
-export interface CanonicalAddress {
-  /** The address, host bits cleared, printed as iptables-save prints it (`10.0.0.0`, `fd00::`). */
-  readonly address: string;
-  /** The mask as printed after `/`: a prefix length (`24`) or, when not contiguous, an address. */
-  readonly mask: string;
-  /** The prefix length, or -1 when the mask is not contiguous. */
-  readonly prefixLength: number;
-  /** The address bytes in network order (4 for IPv4, 16 for IPv6), host bits cleared. */
-  readonly bytes: readonly number[];
-  /** The mask bytes in network order. */
-  readonly maskBytes: readonly number[];
-}
+export type { CanonicalAddress };
 
 /** Parses iptables' IPv4 spelling (1 to 4 parts, each C base-0 ≤ 255; missing parts are 0). */
 function parseIPv4Bytes(text: string, strictFourParts: boolean): number[] | null {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ChainCommand, ChainDeclaration, Entry, Rule, RuleSet, Table } from "../ir/types.js";
+import type { ChainCommand, ChainDeclaration, Entry, Rule, RuleSet, Table } from "../../ir/types.js";
 
 const LAST_RULE_MARKER = "must be the last rule";
 
