@@ -1,7 +1,6 @@
 // Profile latest (kube-proxy master, §15 of the spec): topology picks PreferSameNode (node hints)
 // before PreferSameZone (zone hints), and a duplicate endpoint prefers a non-terminating copy.
 import { describe, expect, it } from "vitest";
-import { categorizeEndpoints } from "../src/generate/endpoints.js";
 import { generateRules } from "../src/generate/rules.js";
 import { formatRestore } from "../src/iptables/print/restore.js";
 import { DEFAULT_CONFIG, resolveConfig } from "../src/kube/config.js";
@@ -10,6 +9,7 @@ import { modelPolicies } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { PROFILES } from "../src/model/profiles.js";
 import type { ClusterModel, Endpoint, Profile, ServicePort } from "../src/model/types.js";
+import { categorizeEndpoints } from "../src/plan/endpoints.js";
 
 function ep(ip: string, extra: Partial<Endpoint> = {}): Endpoint {
   return {

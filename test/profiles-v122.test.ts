@@ -1,10 +1,9 @@
 // Profile v1.22: every vector of fixtures/kube-proxy-v1.22 (made by the real kube-proxy v1.22 and
 // the real iptables-save) must come out byte for byte, in restore form and in save form. The
 // fixtures are read as they are: fields with no 1.22 meaning are ignored by the profile itself.
-import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { generateRules, generateState } from "../src/generate/rules.js";
-import { formatRestore } from "../src/iptables/print/restore.js";
+import { formatRestore, formatSave } from "../src/index.js";
 import { isBuiltinChain, type Rule, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
@@ -15,12 +14,6 @@ const vectors = listVectors("kube-proxy-v1.22");
 function modelOf(v: Vector) {
   return modelFromInput(v as unknown as ClusterInput, { config: { profile: "v1.22" } });
 }
-
-// The save emitter is written in parallel; the save half runs as soon as it exists.
-const savePath = new URL("../src/format/save.ts", import.meta.url);
-const formatSave: ((rules: RuleSet) => string) | null = existsSync(savePath)
-  ? ((await import("../src/iptables/print/save.js")) as { formatSave: (rules: RuleSet) => string }).formatSave
-  : null;
 
 describe("kube-proxy v1.22 vectors, restore form", () => {
   it("holds all vectors", () => {
@@ -58,9 +51,9 @@ describe("kube-proxy v1.22 vectors, full state in kube-proxy order", () => {
   });
 });
 
-describe.skipIf(formatSave === null)("kube-proxy v1.22 vectors, save form", () => {
+describe("kube-proxy v1.22 vectors, save form", () => {
   it.each(vectors)("$name", ({ path }) => {
     const v = readJson<Vector>(path);
-    expect((formatSave as (rules: RuleSet) => string)(generateState(modelOf(v)))).toBe(v.expected.save);
+    expect(formatSave(generateState(modelOf(v)))).toBe(v.expected.save);
   });
 });

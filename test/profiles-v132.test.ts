@@ -5,12 +5,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createContext } from "../src/generate/context.js";
-import { assemblePayload, generateRules, sortServicePorts } from "../src/generate/rules.js";
+import { assemblePayload, generateRules } from "../src/generate/rules.js";
 import { buildServicePortRules } from "../src/generate/service-port.js";
 import { canonicalSort } from "../src/iptables/print/canonical-sort.js";
 import { formatRestore } from "../src/iptables/print/restore.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterModel } from "../src/model/types.js";
+import { sortServicePorts } from "../src/plan/service-port-order.js";
 import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 
 const example = (name: string): string =>

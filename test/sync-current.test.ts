@@ -4,13 +4,14 @@
 // Later updates go on incrementally from there.
 import { describe, expect, it } from "vitest";
 import { KubeIptablesError } from "../src/errors.js";
-import { generateState, isServiceChain } from "../src/generate/rules.js";
+import { generateState } from "../src/generate/rules.js";
 import { parseRules, parseRulesOrThrow } from "../src/iptables/parse/parse.js";
 import { formatSave } from "../src/iptables/print/save.js";
 import { applyRestore } from "../src/iptables/state.js";
 import { isBuiltinChain, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";
+import { isServiceChain } from "../src/naming/kube-chains.js";
 import { createSync } from "../src/sync/index.js";
 import { listVectors, readJson } from "./support/fixtures.js";
 import { EMPTY_TABLES, foreign, inject, STALE, STALE_CHAIN } from "./support/foreign-rules.js";

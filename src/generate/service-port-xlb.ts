@@ -11,13 +11,15 @@
  * @module
  */
 import { appendRule, type Rule } from "../ir/types.js";
+import { rangeContains } from "../model/ip.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { chainHash, endpointChain, servicePortName } from "../naming/chain-names.js";
+import { CHAIN_PREFIX } from "../naming/kube-chains.js";
 import { probability } from "../naming/probability.js";
+import { legacyEndpoints } from "../plan/endpoints.js";
 import type { ServicePortRules } from "./block.js";
 import type { GenerationContext } from "./context.js";
-import { legacyEndpoints } from "./endpoints.js";
-import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
+import { healthCheckRule, nodePortRefusal } from "./rule-parts.js";
 
 /**
  * Builds the rules of one service port in the `xlb` layout.
@@ -30,9 +32,9 @@ export function buildXlbServicePortRules(port: ServicePort, ctx: GenerationConte
   const proto = port.protocol;
   const dport = String(port.port);
   const hash = chainHash(spn + proto);
-  const svc = `KUBE-SVC-${hash}`;
-  const xlb = `KUBE-XLB-${hash}`;
-  const fw = `KUBE-FW-${hash}`;
+  const svc = `${CHAIN_PREFIX.service}${hash}`;
+  const xlb = `${CHAIN_PREFIX.xlb}${hash}`;
+  const fw = `${CHAIN_PREFIX.firewall}${hash}`;
   const local = port.externalPolicyLocal;
   const endpoints = legacyEndpoints(port);
   const hasEndpoints = endpoints.length > 0;

@@ -9,6 +9,12 @@
  */
 
 import { BUILTIN_CHAINS } from "../../ir/types.js";
+import {
+  CANARY_CHAINS,
+  isPerServiceChain,
+  KUBE_CHAINS_FILTER_ONLY,
+  KUBE_CHAINS_NAT_ONLY,
+} from "../../naming/kube-chains.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import { tokenizeLine } from "./tokenize.js";
 
@@ -26,31 +32,18 @@ export interface HeaderlessRead {
 const TABLE_ORDER = ["mangle", "filter", "nat"] as const;
 type Guess = (typeof TABLE_ORDER)[number];
 
-// kube-proxy's (and kubelet's) chains, by the one table each lives in (spec: kube-proxy-iptables
-// §3 and the chain layout of every profile). KUBE-SERVICES and KUBE-NODEPORTS exist in nat and
-// filter, the canaries in mangle, nat and filter: they say nothing on their own.
-const NAT_PREFIXES = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-SEP-", "KUBE-EXT-", "KUBE-FW-", "KUBE-XLB-"];
-const NAT_CHAINS = new Set([
-  "KUBE-MARK-MASQ",
-  "KUBE-MARK-DROP",
-  "KUBE-POSTROUTING",
-  "PREROUTING",
-  "POSTROUTING",
-]);
+// kube-proxy's (and kubelet's) chains, by the one table each lives in (naming/kube-chains.ts).
+// KUBE-SERVICES and KUBE-NODEPORTS exist in nat and filter, the canaries in mangle, nat and
+// filter: they say nothing on their own.
+const NAT_CHAINS = new Set([...KUBE_CHAINS_NAT_ONLY, "PREROUTING", "POSTROUTING"]);
 const NAT_TARGETS = new Set(["DNAT", "SNAT", "MASQUERADE", "REDIRECT"]);
-const FILTER_CHAINS = new Set([
-  "KUBE-FORWARD",
-  "KUBE-PROXY-FIREWALL",
-  "KUBE-EXTERNAL-SERVICES",
-  "KUBE-FIREWALL",
-  "FORWARD",
-]);
+const FILTER_CHAINS = new Set([...KUBE_CHAINS_FILTER_ONLY, "FORWARD"]);
 const FILTER_TARGETS = new Set(["REJECT"]);
-const CANARIES = new Set(["KUBE-PROXY-CANARY", "KUBE-KUBELET-CANARY", "KUBE-IPTABLES-HINT"]);
+const CANARIES = new Set(CANARY_CHAINS);
 
 function chainTable(name: string): Guess | null {
   if (NAT_CHAINS.has(name)) return "nat";
-  for (const p of NAT_PREFIXES) if (name.startsWith(p)) return "nat";
+  if (isPerServiceChain(name)) return "nat";
   if (FILTER_CHAINS.has(name)) return "filter";
   return null;
 }
