@@ -28,10 +28,18 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
  * Each is `from` (a folder or a file under src/) → a folder.
  */
 const DOCUMENTED_EXCEPTIONS: readonly (readonly [from: string, to: string, why: string])[] = [
-  ["trace", "iptables", "the tracer matches canonical rules: it runs the one canonicalizer (through iptables/index.ts)"],
+  [
+    "trace",
+    "iptables",
+    "the tracer matches canonical rules: it runs the one canonicalizer (through iptables/index.ts)",
+  ],
   ["graph", "iptables", "the graph labels edges with the canonical rule text (formatCanonicalRule)"],
   ["trace", "naming", "which chains kube-proxy owns (an endpoint's KUBE-SEP- chain) lives in naming/ only"],
-  ["graph", "naming", "which chains kube-proxy owns (the roles of its per-service chains) lives in naming/ only"],
+  [
+    "graph",
+    "naming",
+    "which chains kube-proxy owns (the roles of its per-service chains) lives in naming/ only",
+  ],
   ["ir", "model", "one IPFamily type for the whole library, the model's (a type-only import)"],
   ["diff", "model", "diffing a dump against a cluster takes the cluster's model (a type-only import)"],
 ];
@@ -57,15 +65,16 @@ const SHARED_ROOT_FILES = new Set(["errors.ts", "one-line.ts"]);
 const ENTRY_FILES = new Set(["index.ts", "util.ts", "yaml.ts"]);
 
 /** One import of one file: the importing file and the specifier, both relative to src/. */
-export interface ImportEdge {
+interface ImportEdge {
   readonly file: string;
   readonly specifier: string;
 }
 
-const IMPORT = /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^;'"]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;}])(?:import|export)\s+(?:type\s+)?(?:[^;'"]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** Every import and re-export specifier of a module's text (comments are skipped). */
-export function specifiersOf(text: string): string[] {
+function specifiersOf(text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   return [...code.matchAll(IMPORT)].map((m) => (m[1] ?? m[2]) as string);
 }
@@ -78,12 +87,16 @@ function stageOf(path: string): string | null {
   return STAGE_ALIASES[top] ?? top;
 }
 
-function excepted(file: string, to: string, list: readonly (readonly [string, string, ...unknown[]])[]): boolean {
+function excepted(
+  file: string,
+  to: string,
+  list: readonly (readonly [string, string, ...unknown[]])[],
+): boolean {
   return list.some(([from, target]) => target === to && (file === from || file.startsWith(`${from}/`)));
 }
 
 /** The arrows among `edges` that DESIGN.md forbids, one readable line each. */
-export function forbiddenImports(edges: readonly ImportEdge[]): string[] {
+function forbiddenImports(edges: readonly ImportEdge[]): string[] {
   const out: string[] = [];
   for (const { file, specifier } of edges) {
     const from = stageOf(file);
@@ -101,13 +114,15 @@ export function forbiddenImports(edges: readonly ImportEdge[]): string[] {
     if (from === to) continue;
     if (to === null) {
       const root = target.replace(/\.js$/, ".ts");
-      if (ENTRY_FILES.has(root) && from !== null && from !== "cli") out.push(`${file} imports the entry ${root}`);
+      if (ENTRY_FILES.has(root) && from !== null && from !== "cli")
+        out.push(`${file} imports the entry ${root}`);
       if (from === null && SHARED_ROOT_FILES.has(file) && !SHARED_ROOT_FILES.has(root))
         out.push(`${file} imports ${root}: the shared root files import nothing below them`);
       continue;
     }
     if (from === null) {
-      if (SHARED_ROOT_FILES.has(file)) out.push(`${file} imports ${target}: the shared root files import nothing below them`);
+      if (SHARED_ROOT_FILES.has(file))
+        out.push(`${file} imports ${target}: the shared root files import nothing below them`);
       continue; // the entries compose every stage
     }
     if (from === "cli") continue;
@@ -120,7 +135,12 @@ export function forbiddenImports(edges: readonly ImportEdge[]): string[] {
       continue;
     }
     // The iptables stage is reached through its API (generate/, its part for now, excepted).
-    if (to === "iptables" && target.startsWith("iptables/") && target !== "iptables/index.js" && !excepted(file, to, PENDING))
+    if (
+      to === "iptables" &&
+      target.startsWith("iptables/") &&
+      target !== "iptables/index.js" &&
+      !excepted(file, to, PENDING)
+    )
       out.push(`${file} imports ${target}: other stages import the iptables stage through iptables/index.ts`);
   }
   return out;
@@ -169,12 +189,18 @@ describe("architecture (DESIGN.md's table)", () => {
       expect(forbiddenImports([{ file: "kube/validate.ts", specifier: "../plan/index.js" }])).toEqual([
         "kube/validate.ts imports plan/index.js: kube/ may not import plan/",
       ]);
-      expect(forbiddenImports([{ file: "plan/index.ts", specifier: "../generate/rules.js" }])).toHaveLength(1);
-      expect(forbiddenImports([{ file: "nftables/layout.ts", specifier: "../generate/context.js" }])).toHaveLength(1);
+      expect(forbiddenImports([{ file: "plan/index.ts", specifier: "../generate/rules.js" }])).toHaveLength(
+        1,
+      );
+      expect(
+        forbiddenImports([{ file: "nftables/layout.ts", specifier: "../generate/context.js" }]),
+      ).toHaveLength(1);
     });
 
     it("refuses a stage importing the iptables stage's internals", () => {
-      expect(forbiddenImports([{ file: "diff/summary.ts", specifier: "../iptables/canonical/canonicalize.js" }])).toEqual([
+      expect(
+        forbiddenImports([{ file: "diff/summary.ts", specifier: "../iptables/canonical/canonicalize.js" }]),
+      ).toEqual([
         "diff/summary.ts imports iptables/canonical/canonicalize.js: other stages import the iptables stage through iptables/index.ts",
       ]);
       expect(forbiddenImports([{ file: "diff/summary.ts", specifier: "../iptables/index.js" }])).toEqual([]);
@@ -199,7 +225,15 @@ describe("architecture (DESIGN.md's table)", () => {
         '// import { x } from "../x.js";',
         '/** @example\n * import { y } from "../y.js";\n */',
       ].join("\n");
-      expect(specifiersOf(text)).toEqual(["./a.js", "../b.js", "./c.js", "./d.js", "./e.js", "./f.js", "./g.js"]);
+      expect(specifiersOf(text)).toEqual([
+        "./a.js",
+        "../b.js",
+        "./c.js",
+        "./d.js",
+        "./e.js",
+        "./f.js",
+        "./g.js",
+      ]);
     });
   });
 });

@@ -5,7 +5,7 @@
  * Other stages import from here, never from the files below it (test/architecture.test.ts).
  *
  * @example
- * import { formatSave, parseRulesOrThrow } from "../iptables/index.js";
+ * import { formatSave, parseRulesOrThrow } from "./index.js";
  * formatSave(parseRulesOrThrow("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n"));
  *
  * @module

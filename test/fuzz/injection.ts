@@ -14,14 +14,13 @@ import type {
   generateState as GenerateState,
 } from "../../src/generate/rules.js";
 import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
-import { parseRules } from "../../src/iptables/parse/parse.js";
+import { parseRules, type RuleSet } from "../../src/index.js";
 import { tokenizeLine } from "../../src/iptables/parse/tokenize.js";
 import type {
   formatRestore as FormatRestore,
   quoteArgument as QuoteArgument,
 } from "../../src/iptables/print/restore.js";
 import type { formatSave as FormatSave } from "../../src/iptables/print/save.js";
-import type { RuleSet } from "../../src/ir/types.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
 import { randomCluster } from "../support/random-cluster.js";
 import type { ClusterInput } from "../support/stored-types.js";
