@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { oneLine } from "./format/one-line.js";
+import { oneLine } from "./one-line.js";
 
 /**
  * What kind of problem a {@link Problem} is.

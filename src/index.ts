@@ -37,13 +37,6 @@ export type { RuleList } from "./diff/edit-script.js";
 export { summarizeDiff } from "./diff/summary.js";
 // Errors.
 export { type ErrorCode, formatProblem, KubeIptablesError, type Problem } from "./errors.js";
-// Parse: text → rules.
-export { detectTextForm, type TextForm } from "./format/detect.js";
-// Format: rules → text.
-export { formatJson } from "./format/json.js";
-export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./format/parse.js";
-export { formatRestore } from "./format/restore.js";
-export { type FormatSaveOptions, formatSave } from "./format/save.js";
 // Generate: model → rules and text.
 export { createGenerator, type Generator } from "./generate/generator.js";
 export { generateRestoreText } from "./generate/restore-text.js";
@@ -68,6 +61,19 @@ export {
   renderSvg,
   type ServiceGraph,
 } from "./graph/index.js";
+// Parse: text → rules; format: rules → text (the iptables stage).
+export {
+  detectTextForm,
+  type FormatSaveOptions,
+  formatJson,
+  formatRestore,
+  formatSave,
+  type ParseOptions,
+  type ParseResult,
+  parseRules,
+  parseRulesOrThrow,
+  type TextForm,
+} from "./iptables/index.js";
 export type { Backend } from "./ir/canonical-types.js";
 export type {
   ChainCommand,

@@ -14,11 +14,16 @@
  */
 
 // Generate and format: rule-level helpers.
-export { canonicalSort } from "./format/canonical-sort.js";
-export { quoteArgument } from "./format/restore.js";
-export { type CanonicalizeOptions, canonicalizeRule, formatCanonicalRule } from "./ir/canonical.js";
+export {
+  type ApplyRestoreOptions,
+  applyRestore,
+  type CanonicalizeOptions,
+  canonicalizeRule,
+  canonicalSort,
+  formatCanonicalRule,
+  quoteArgument,
+} from "./iptables/index.js";
 export type * from "./ir/canonical-types.js";
-export { type ApplyRestoreOptions, applyRestore } from "./ir/state.js";
 // Validate: the unchecked path and the pieces of the checked one.
 export { DEFAULT_CONFIG, resolveConfig } from "./kube/config.js";
 export type { MirroredSlice, MirrorPaths, MirrorResult } from "./kube/endpoints-mirror.js";

@@ -13,12 +13,11 @@ import {
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
-import { detectTextForm } from "../format/detect.js";
-import { oneLine } from "../format/one-line.js";
-import { tryApplyRestore } from "../ir/state.js";
+import { detectTextForm, tryApplyRestore } from "../iptables/index.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
+import { oneLine } from "../one-line.js";
 import {
   expandInputs,
   isDirectory,

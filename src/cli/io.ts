@@ -5,7 +5,7 @@ import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isatty } from "node:tty";
 import { formatProblem, type Problem } from "../errors.js";
-import { oneLine } from "../format/one-line.js";
+import { oneLine } from "../one-line.js";
 import { decodeInput } from "./decode-input.js";
 import { systemErrorText } from "./errno.js";
 import { createProgress, type Progress } from "./progress.js";

@@ -1,9 +1,9 @@
 // Command-line flags that describe the node, turned into config overrides.
 import type { Problem } from "../errors.js";
-import { oneLine } from "../format/one-line.js";
 import type { ProxyConfigInput } from "../kube/types.js";
 import { validateClusterInput } from "../kube/validate.js";
 import { isProfile, PROFILE_NAMES } from "../model/profiles.js";
+import { oneLine } from "../one-line.js";
 import { writeErr, writeProblems } from "./io.js";
 import { UsageError } from "./usage.js";
 

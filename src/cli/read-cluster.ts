@@ -1,6 +1,6 @@
 // Cluster text → input for the CLI. JSON is read without the YAML parser, which is loaded only
 // for YAML input: it is about a third of the CLI's start-up (50-70 ms here).
-import { detectTextForm, pastedTextProblem } from "../format/detect.js";
+import { detectTextForm, pastedTextProblem } from "../iptables/index.js";
 import type { ObjectOrigins, ReadOptions } from "../kube/list.js";
 import { mergeClusterReads, type NamedRead } from "../kube/merge-input.js";
 import { type ReadResult, readClusterJson } from "../kube/read-value.js";

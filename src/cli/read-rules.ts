@@ -3,9 +3,14 @@
 // without their `*table` lines (`iptables-save | grep KUBE`), read as the tables kube-proxy's
 // chains place them in, with a note.
 import type { Problem } from "../errors.js";
-import { pastedTextProblem } from "../format/detect.js";
-import { isHeaderlessRules, readHeaderlessRules } from "../format/headerless.js";
-import { type ParseOptions, type ParseResult, parseRules } from "../format/parse.js";
+import {
+  isHeaderlessRules,
+  type ParseOptions,
+  type ParseResult,
+  parseRules,
+  pastedTextProblem,
+  readHeaderlessRules,
+} from "../iptables/index.js";
 import { writeErr, writeNote, writeProblems } from "./io.js";
 
 /**

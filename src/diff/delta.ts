@@ -8,9 +8,10 @@
  *
  * @module
  */
-import { formatEntry, formatRestore } from "../format/restore.js";
-import { isServiceChain } from "../generate/rules.js";
+
+import { formatEntry, formatRestore } from "../iptables/index.js";
 import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
+import { isServiceChain } from "../naming/kube-chains.js";
 import type { ChainDiff, RuleSetDiff } from "./diff-rules.js";
 import { editChain, type RuleList } from "./edit-script.js";
 

@@ -6,11 +6,10 @@
  * @module
  */
 
-import { tokenizesTo } from "../format/tokenize.js";
-import { isServiceChain } from "../generate/rules.js";
-import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
+import { canonicalizeRuleOnce, formatCanonicalRule, tokenizesTo } from "../iptables/index.js";
 import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import { isServiceChain } from "../naming/kube-chains.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
 import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";

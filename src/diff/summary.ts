@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { oneLine } from "../format/one-line.js";
-import { canonicalizeRuleCached } from "../ir/canonical.js";
+
+import { canonicalizeRuleCached } from "../iptables/index.js";
 import { type IPFamily, isBuiltinChain, type Rule } from "../ir/types.js";
+import { oneLine } from "../one-line.js";
 import type { RuleSetDiff } from "./diff-rules.js";
 
 interface Group {

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { formatEntry, quoteArgument } from "../format/restore.js";
-import { TokenCache, tokenizeLine } from "../format/tokenize.js";
+
+import { TokenCache, tokenizeLine } from "../iptables/parse/tokenize.js";
+import { formatEntry, quoteArgument } from "../iptables/print/restore.js";
 import { appendRule, type Rule } from "../ir/types.js";
 
 /**

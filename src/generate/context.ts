@@ -9,6 +9,7 @@ import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../mo
 import { expandNodePortKeywords } from "../model/node-port-keywords.js";
 import { type ProfileTraits, profileTraits } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
+import { masqueradeMark } from "../naming/marks.js";
 import { checkWritableArgs } from "./writable.js";
 
 /** More endpoints than this in total switch kube-proxy to large-cluster mode. */
@@ -36,18 +37,6 @@ export interface GenerationContext {
   readonly nodePortAddresses: readonly string[] | null;
   /** The node's primary IP of this family, or `null`. */
   readonly primaryNodeIP: string | null;
-}
-
-/**
- * `fmt.Sprintf("%#08x", 1 << bit)`: Go pads the digits to eight, then adds `0x`.
- *
- * @example
- * masqueradeMark(14)        // "0x00004000"
- * masqueradeMark(14, false) // "0x4000" (what upstream unit tests inject)
- */
-export function masqueradeMark(bit: number, padded = true): string {
-  const hex = ((1 << bit) >>> 0).toString(16);
-  return `0x${padded ? hex.padStart(8, "0") : hex}`;
 }
 
 function detector(

@@ -14,8 +14,8 @@
  * @module
  */
 
+import { probabilityToStored, probabilityToText } from "../iptables/canonical/values.js";
 import { isPositive, portAt } from "../ir/canonical-quick.js";
-import { probabilityToStored, probabilityToText } from "../ir/canonical-values.js";
 import { RECENT_MASK_SOURCE, savedAddress, savedComment, savedDestination } from "../ir/save-quick.js";
 import type { IPFamily } from "../ir/types.js";
 import { isCanonicalIPv6 } from "../model/ip.js";

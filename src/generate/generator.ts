@@ -8,10 +8,11 @@
  */
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
+import { sortServicePorts } from "../plan/service-port-order.js";
 import type { ServicePortText } from "./block.js";
 import { createContext, type GenerationContext } from "./context.js";
 import { joinPayload } from "./restore-text.js";
-import { type GenerateOptions, sortServicePorts } from "./rules.js";
+import type { GenerateOptions } from "./rules.js";
 import { samePort } from "./same-port.js";
 import { buildServicePortText } from "./service-port.js";
 

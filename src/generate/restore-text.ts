@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { RestoreLineWriter } from "../format/restore.js";
+import { RestoreLineWriter } from "../iptables/print/restore.js";
 import type { ClusterModel } from "../model/types.js";
+import { sortServicePorts } from "../plan/service-port-order.js";
 import type { ServicePortText } from "./block.js";
 import { createContext, type GenerationContext } from "./context.js";
-import { type GenerateOptions, payloadHead, payloadTail, sortServicePorts } from "./rules.js";
+import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
 import { buildServicePortText } from "./service-port.js";
 
 /**

@@ -4,7 +4,6 @@
  * @module
  */
 import { appendRule, type Rule } from "../ir/types.js";
-import { cidrContains, parseCidr } from "../model/ip.js";
 
 /**
  * The filter rule that opens a health-check node port (always TCP).
@@ -55,15 +54,4 @@ export function nodePortRefusal(comment: string, proto: string, nodePort: number
     "-j",
     target,
   ]);
-}
-
-/**
- * Whether a source range (a canonical CIDR) contains an address.
- *
- * @example
- * rangeContains("192.168.0.0/24", "192.168.0.2") // true
- */
-export function rangeContains(range: string, ip: string): boolean {
-  const cidr = parseCidr(range);
-  return cidr !== null && cidrContains(cidr, ip);
 }

@@ -10,11 +10,13 @@
  * @module
  */
 
-import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
+import { formatEntry, needsEscape, quoteArgument as q } from "../iptables/print/restore.js";
 import { legacyServicePortRules } from "../iptables/writers/legacy/service-port-rules.js";
+import { rangeContains } from "../model/ip.js";
 import type { Endpoint, ServicePort } from "../model/types.js";
 import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
 import { probability } from "../naming/probability.js";
+import { categorizeEndpoints, externallyAccessible } from "../plan/endpoints.js";
 import {
   argsText,
   declarationLine,
@@ -25,8 +27,7 @@ import {
 } from "./block.js";
 import type { GenerationContext } from "./context.js";
 import { appendEndpointSaveRuns, type Balancing } from "./endpoint-save.js";
-import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
-import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
+import { healthCheckRule, nodePortRefusal } from "./rule-parts.js";
 import { checkWritablePort } from "./writable.js";
 
 export type { ServicePortRules, ServicePortText } from "./block.js";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { checkWritable } from "../format/unsafe-text.js";
+import { checkWritable } from "../iptables/unsafe-text.js";
 import type { ServicePort } from "../model/types.js";
 
 function checkList(values: readonly string[], path: string): void {

@@ -6,8 +6,11 @@
  *
  * @module
  */
-import { type CanonicalRule, formatCanonicalRule } from "../ir/canonical.js";
+
+import { formatCanonicalRule } from "../iptables/index.js";
+import type { CanonicalRule } from "../ir/canonical-types.js";
 import { isBuiltinChain, type RuleSet } from "../ir/types.js";
+import { isEndpointChain } from "../naming/kube-chains.js";
 import {
   type CompiledState,
   compileState,
@@ -118,7 +121,7 @@ function chainShares(chain: CompiledChain): (Fraction | null)[] {
           split = true;
         } else remaining = null;
       } else if (!isAffinityCheck(canonical) && remaining !== null) {
-        const toEndpoint = target?.kind === "chain" && target.name.startsWith("KUBE-SEP-");
+        const toEndpoint = target?.kind === "chain" && isEndpointChain(target.name);
         if (split || toEndpoint) share = remaining;
       }
     }

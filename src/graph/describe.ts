@@ -4,8 +4,11 @@
  *
  * @module
  */
-import { type CanonicalRule, type CanonicalTarget, formatCanonicalRule } from "../ir/canonical.js";
+
+import { formatCanonicalRule } from "../iptables/index.js";
+import type { CanonicalRule, CanonicalTarget } from "../ir/canonical-types.js";
 import { isBuiltinChain } from "../ir/types.js";
+import { CHAIN_PREFIX as KUBE_PREFIX } from "../naming/kube-chains.js";
 import type { ActionKind, NodeKind } from "./types.js";
 
 const CHAIN_PREFIX = "-A -";
@@ -126,11 +129,11 @@ const CHAIN_ROLES: Readonly<Record<string, string>> = {
 
 // kube-proxy's per-service chain prefixes (pkg/proxy/iptables: servicePortPolicyClusterChain and kin).
 const SERVICE_ROLES: readonly (readonly [prefix: string, role: string, kind: NodeKind])[] = [
-  ["KUBE-SVC-", "every endpoint (cluster traffic policy)", "service"],
-  ["KUBE-SVL-", "local endpoints only", "service"],
-  ["KUBE-EXT-", "external traffic", "service"],
-  ["KUBE-FW-", "load balancer firewall", "service"],
-  ["KUBE-SEP-", "endpoint", "endpoint"],
+  [KUBE_PREFIX.service, "every endpoint (cluster traffic policy)", "service"],
+  [KUBE_PREFIX.local, "local endpoints only", "service"],
+  [KUBE_PREFIX.external, "external traffic", "service"],
+  [KUBE_PREFIX.firewall, "load balancer firewall", "service"],
+  [KUBE_PREFIX.endpoint, "endpoint", "endpoint"],
 ];
 
 /** What a chain node is and the line that says what it is for. */

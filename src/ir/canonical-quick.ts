@@ -14,7 +14,7 @@
  * @module
  */
 
-import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "./canonical-targets.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "../iptables/canonical/targets.js";
 
 /** What {@link quickCheckRule} can tell. */
 export type QuickVerdict = 0 | 1 | 2;

@@ -1,16 +1,44 @@
 /**
  * The canonical structure of one rule: what the kernel stores and `iptables-save` prints,
  * typed so that the save emitter, the diff and the packet tracer can read it without parsing
- * text. Values are unquoted. Built by `canonicalizeRule` (`./canonical.ts`).
+ * text. Values are unquoted. Built by `canonicalizeRule` (`../iptables/canonical/canonicalize.ts`).
  *
  * @module
  */
 
-import type { CanonicalAddress } from "./canonical-address.js";
-import type { PortRange } from "./canonical-values.js";
+/**
+ * An address with its mask, host bits cleared, as iptables stores and prints it.
+ *
+ * @example
+ * canonicalizeRule(["-s", "10.0.0.0/8", "-j", "ACCEPT"], "IPv4").source
+ * // { address: "10.0.0.0", mask: "8", prefixLength: 8, bytes: [10, 0, 0, 0], maskBytes: [255, 0, 0, 0], negated: false }
+ */
+export interface CanonicalAddress {
+  /** The address, host bits cleared, printed as iptables-save prints it (`10.0.0.0`, `fd00::`). */
+  readonly address: string;
+  /** The mask as printed after `/`: a prefix length (`24`) or, when not contiguous, an address. */
+  readonly mask: string;
+  /** The prefix length, or -1 when the mask is not contiguous. */
+  readonly prefixLength: number;
+  /** The address bytes in network order (4 for IPv4, 16 for IPv6), host bits cleared. */
+  readonly bytes: readonly number[];
+  /** The mask bytes in network order. */
+  readonly maskBytes: readonly number[];
+}
 
-export type { CanonicalAddress } from "./canonical-address.js";
-export type { PortRange } from "./canonical-values.js";
+/**
+ * An inclusive port range.
+ *
+ * @example
+ * const m = canonicalizeRule(["-p", "tcp", "-m", "tcp", "--dport", "30000:32767", "-j", "ACCEPT"], "IPv4").matches[0];
+ * m?.kind === "ports" ? m.destinationPort : null // { min: 30000, max: 32767, negated: false }
+ */
+export interface PortRange {
+  /** Lowest port. */
+  readonly min: number;
+  /** Highest port. */
+  readonly max: number;
+}
 
 /**
  * Which iptables backend to imitate where the two differ (spec §12).

@@ -15,10 +15,20 @@
  * @module
  */
 
-import { type CanonicalAddress, canonicalAddress, formatHost, parseHostBytes } from "./canonical-address.js";
+import {
+  type CanonicalAddress,
+  canonicalAddress,
+  formatHost,
+  parseHostBytes,
+} from "../iptables/canonical/address.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "../iptables/canonical/targets.js";
+import {
+  probabilityToStored,
+  probabilityToText,
+  saveString,
+  truncateBytes,
+} from "../iptables/canonical/values.js";
 import { isDottedQuad, isKubeChain, isPositive, isProbability, portAt } from "./canonical-quick.js";
-import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "./canonical-targets.js";
-import { probabilityToStored, probabilityToText, saveString, truncateBytes } from "./canonical-values.js";
 import type { IPFamily } from "./types.js";
 
 // Matches, by the bit that says a rule has loaded one (each at most once).

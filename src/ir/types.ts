@@ -5,7 +5,7 @@
  * A rule keeps its arguments as the argv that iptables would receive, in the order the author
  * wrote them (kube-proxy's order for generated rules, the file's order for parsed ones). The
  * canonical structure that `iptables-save` prints is derived from that argv by one
- * canonicalizer (`canonicalizeRule` in `./canonical.ts`), so that save text, diff and trace all
+ * canonicalizer (`canonicalizeRule` in `../iptables/canonical/canonicalize.ts`), so that save text, diff and trace all
  * see the same normalized rule.
  *
  * @module

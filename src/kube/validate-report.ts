@@ -5,7 +5,7 @@
  * @module
  */
 import { type ErrorCode, type Problem, problem, warning } from "../errors.js";
-import { oneLine } from "../format/one-line.js";
+import { oneLine } from "../one-line.js";
 import { PATH_IDENTIFIER } from "./patterns.js";
 import type { NameRule } from "./validate-names.js";
 

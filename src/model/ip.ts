@@ -122,6 +122,17 @@ export function cidrContains(cidr: Cidr, ip: string): boolean {
 }
 
 /**
+ * Whether a source range (a canonical CIDR) contains an address.
+ *
+ * @example
+ * rangeContains("192.168.0.0/24", "192.168.0.2") // true
+ */
+export function rangeContains(range: string, ip: string): boolean {
+  const cidr = parseCidr(range);
+  return cidr !== null && cidrContains(cidr, ip);
+}
+
+/**
  * `ip:port`, with brackets for IPv6 (Go's `JoinHostPort`).
  *
  * @example

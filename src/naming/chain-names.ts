@@ -15,6 +15,7 @@
 import base32Encode from "base32-encode";
 // The pure-JS build: the same digest without the node:crypto round trips (and browser-safe).
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
+import { CHAIN_PREFIX } from "./kube-chains.js";
 
 // The 10 digest bytes that make the 16 characters, in one buffer reused by every call
 // (base32-encode reads it before returning).
@@ -169,10 +170,10 @@ function lookupNames(servicePortName: string, protocol: string): PortNames {
   }
   const hash = computeHash(servicePortName + protocol);
   const chains = {
-    svc: chainName("KUBE-SVC-", hash),
-    svl: chainName("KUBE-SVL-", hash),
-    ext: chainName("KUBE-EXT-", hash),
-    fw: chainName("KUBE-FW-", hash),
+    svc: chainName(CHAIN_PREFIX.service, hash),
+    svl: chainName(CHAIN_PREFIX.local, hash),
+    ext: chainName(CHAIN_PREFIX.external, hash),
+    fw: chainName(CHAIN_PREFIX.firewall, hash),
   };
   const names = { chains, seps: new Map<string, string>() };
   byProtocol.set(protocol, names);
@@ -202,7 +203,7 @@ export function endpointChain(servicePortName: string, protocol: string, endpoin
   const seps = namesOf(servicePortName, protocol).seps;
   let name = seps.get(endpoint);
   if (name === undefined) {
-    name = chainName("KUBE-SEP-", computeHash(servicePortName + protocol + endpoint));
+    name = chainName(CHAIN_PREFIX.endpoint, computeHash(servicePortName + protocol + endpoint));
     // Should this empty the caches, `seps` is left behind with them: the name is still right.
     admitName();
     seps.set(endpoint, name);

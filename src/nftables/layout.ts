@@ -9,8 +9,8 @@
  * @module
  */
 
-import { masqueradeMark } from "../generate/context.js";
 import type { Endpoint } from "../model/types.js";
+import { masqueradeMark } from "../naming/marks.js";
 import { nftEndpointBase, nftServicePortNames, nftServicePortReadable } from "../naming/nft-names.js";
 import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "../plan/types.js";
 import type { NftNodePorts } from "./node-ports.js";

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { categorizeEndpoints, externallyAccessible } from "../generate/endpoints.js";
-import { rangeContains } from "../generate/rule-parts.js";
+
+import { rangeContains } from "../model/ip.js";
 import type { ClusterModel, Endpoint, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
+import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "./types.js";
 
 /**

@@ -9,9 +9,10 @@
  */
 import { canonicalKey, deltaOf, diffRules, pinnedChains } from "../diff/index.js";
 import { builtinJumps, jumpTargetChains } from "../generate/base-chains.js";
-import { isServiceChain, stateAfterFullSync } from "../generate/rules.js";
+import { stateAfterFullSync } from "../generate/rules.js";
 import { type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ProfileTraits } from "../model/profiles.js";
+import { isServiceChain } from "../naming/kube-chains.js";
 import { type DeltaCounts, zeroCounts } from "./delta.js";
 
 /** The first delta of an engine that starts from a node's state. */

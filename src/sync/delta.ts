@@ -8,7 +8,7 @@
  * @module
  */
 import { type EditCounts, editChain } from "../diff/edit-script.js";
-import { formatEntry } from "../format/restore.js";
+import { formatEntry } from "../iptables/index.js";
 import type { ChainDeclaration, Entry, Rule, RuleSet, Table } from "../ir/types.js";
 import { type OwnChain, type PortEntry, SHARED_CHAINS, SLOTS } from "./blocks.js";
 

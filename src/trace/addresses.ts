@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { formatHost, parseHostBytes } from "../ir/canonical-address.js";
+import { formatHost, parseHostBytes } from "../iptables/index.js";
 import type { AddressMatch } from "../ir/canonical-types.js";
 import type { IPFamily } from "../ir/types.js";
 

@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { type CanonicalRule, canonicalizeRuleCached, formatCanonicalRule } from "../ir/canonical.js";
+
+import { canonicalizeRuleCached, formatCanonicalRule } from "../iptables/index.js";
+import type { CanonicalRule } from "../ir/canonical-types.js";
 import type { IPFamily, Rule, RuleSet } from "../ir/types.js";
 import { buildChainIndex, type ChainIndex } from "./chain-index.js";
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { oneLine } from "../format/one-line.js";
+import { oneLine } from "../one-line.js";
 import { describeConditions } from "./conditions.js";
 import { formatFraction } from "./fraction.js";
 import { formatSocket, outcomeHead, outcomeTail } from "./outcome-text.js";

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type CanonicalAddress, canonicalAddress } from "../ir/canonical-address.js";
+import { canonicalAddress } from "../iptables/index.js";
+import type { CanonicalAddress } from "../ir/canonical-types.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";

@@ -7,6 +7,7 @@
  */
 
 import type { GenericTarget } from "../ir/canonical-types.js";
+import { isEndpointChain } from "../naming/kube-chains.js";
 import { hostBytes, hostText } from "./addresses.js";
 import { type Branch, cloneBranch } from "./branch.js";
 import { candidates } from "./chain-index.js";
@@ -159,7 +160,7 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         const next = state.chain(ctx.table, target.name);
         if (next === undefined) return unknownEnd(b, `-j ${target.name}: no such chain in ${ctx.table}`);
         if (frames.length >= MAX_DEPTH) return unknownEnd(b, "jumps nested too deep (a loop?)");
-        if (target.name.startsWith("KUBE-SEP-")) b.endpointChain = target.name;
+        if (isEndpointChain(target.name)) b.endpointChain = target.name;
         if (target.goto) frames.pop();
         frames.push(enter(next, b, ctx));
         continue;

@@ -1,7 +1,6 @@
 // The lab's cluster, as Kubernetes objects: the same five services in either family, so that the
 // IPv4 and IPv6 data-plane tests check the same behaviour.
-import type { ClusterInput } from "../../src/kube/types.js";
-import type { IPFamily } from "../../src/model/types.js";
+import type { ClusterInput, IPFamily } from "../../src/index.js";
 import { type AddressPlan, nodeAddresses } from "./topology.js";
 
 type Protocol = "TCP" | "UDP";

@@ -1,10 +1,11 @@
 // Network namespaces for the data-plane tests: created, used and removed only by these tests.
 // Every address is in 198.18.0.0/15 or fd00::/8; no namespace has a default route, so no packet
 // can leave them.
+
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isIPv4, isIPv6 } from "node:net";
-import type { IPFamily } from "../../src/model/types.js";
+import type { IPFamily } from "../../src/index.js";
 
 const ENV: NodeJS.ProcessEnv = {
   ...process.env,

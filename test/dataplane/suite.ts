@@ -2,11 +2,7 @@
 // between a client namespace and pod namespaces (see topology.ts), real TCP and UDP connections,
 // and the kernel's choices compared with what the tracer listed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatSave } from "../../src/format/save.js";
-import { generateState } from "../../src/generate/rules.js";
-import type { RuleSet } from "../../src/ir/types.js";
-import { prepareCluster } from "../../src/kube/from-kubernetes.js";
-import type { IPFamily } from "../../src/model/types.js";
+import { formatSave, generateState, type IPFamily, prepareCluster, type RuleSet } from "../../src/index.js";
 import { type Packet, type TraceOutcome, type TraceResult, traceRules } from "../../src/trace/index.js";
 import { labCluster } from "./cluster.js";
 import { assertTestAddress, CLIENT_SCRIPT, dataplaneSkipReason, isCI, Lab, SERVER_SCRIPT } from "./netns.js";

@@ -1,7 +1,7 @@
 // The lab's wiring, the same for both families: a "node" namespace with a pod bridge, pods on it,
 // a pod-network client and an outside client on their own veth links. Only the addresses differ
 // (198.18.0.0/15 or fd00::/8), and IPv6 needs a few sysctls more.
-import type { IPFamily } from "../../src/model/types.js";
+import type { IPFamily } from "../../src/index.js";
 import type { Lab } from "./netns.js";
 
 /** Every address of one family's lab. */

@@ -8,20 +8,19 @@
 // is always taken from the sources.
 import fc from "fast-check";
 import type { formatProblem as FormatProblem, Problem } from "../../src/errors.js";
-import { parseRules } from "../../src/format/parse.js";
-import type {
-  formatRestore as FormatRestore,
-  quoteArgument as QuoteArgument,
-} from "../../src/format/restore.js";
-import type { formatSave as FormatSave } from "../../src/format/save.js";
-import { tokenizeLine } from "../../src/format/tokenize.js";
 import type { generateRestoreText as GenerateRestoreText } from "../../src/generate/restore-text.js";
 import type {
   generateRules as GenerateRules,
   generateState as GenerateState,
 } from "../../src/generate/rules.js";
 import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
-import type { RuleSet } from "../../src/ir/types.js";
+import { parseRules, type RuleSet } from "../../src/index.js";
+import { tokenizeLine } from "../../src/iptables/parse/tokenize.js";
+import type {
+  formatRestore as FormatRestore,
+  quoteArgument as QuoteArgument,
+} from "../../src/iptables/print/restore.js";
+import type { formatSave as FormatSave } from "../../src/iptables/print/save.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
 import { randomCluster } from "../support/random-cluster.js";
 import type { ClusterInput } from "../support/stored-types.js";

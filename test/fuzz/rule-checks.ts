@@ -1,8 +1,9 @@
 // Structural checks on rule sets, shared by the property tests and the injection fuzzer. Each
 // returns a list of violations (empty when the rule set is fine), so a failing property prints
 // every broken rule at once instead of the first assertion that tripped.
-import { canonicalizeRuleCached, formatCanonicalRule } from "../../src/ir/canonical.js";
-import { BUILTIN_CHAINS, type Rule, type RuleSet } from "../../src/ir/types.js";
+import type { Rule, RuleSet } from "../../src/index.js";
+import { canonicalizeRuleCached, formatCanonicalRule } from "../../src/iptables/canonical/canonicalize.js";
+import { BUILTIN_CHAINS } from "../../src/ir/types.js";
 
 /**
  * Targets kube-proxy's rules may use besides user chains. Deliberately narrower than what

@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import type { IPFamily, RuleSet } from "../../src/ir/types.js";
-import type { ClusterInput } from "../../src/kube/types.js";
-import { listVectors, readJson, type Vector } from "../support/fixtures.js";
+import type { ClusterInput, RuleSet } from "../../src/index.js";
+import type { IPFamily } from "../../src/ir/types.js";
+import type { KubeProxyVector as Vector } from "../support/corpora.js";
+import { kubeProxyVectors } from "../support/corpora.js";
 import { type RandomClusterOptions, randomCluster } from "../support/random-cluster.js";
 import {
   type Backend,
@@ -90,8 +91,8 @@ interface Case {
   readonly generated?: boolean;
 }
 
-function vectorCase(name: string, path: string): Case & { readonly vector: Vector } {
-  const vector = readJson<Vector>(path);
+function vectorCase(vector: Vector): Case & { readonly vector: Vector } {
+  const name = vector.name;
   const input = {
     config: vector.config,
     services: vector.services,
@@ -100,7 +101,7 @@ function vectorCase(name: string, path: string): Case & { readonly vector: Vecto
   return { label: name, input, family: input.config?.ipFamily ?? "IPv4", vector };
 }
 
-const allVectors = listVectors("kube-proxy");
+const allVectors = kubeProxyVectors("kube-proxy");
 
 /** Every feature and seed vector, every 15th random one, and two IPv6 random ones by name. */
 function selfCheckVectors(): (Case & { readonly vector: Vector })[] {
@@ -113,7 +114,7 @@ function selfCheckVectors(): (Case & { readonly vector: Vector })[] {
         extra.has(v.name) ||
         (v.name.startsWith("random-") && i % 15 === 0),
     )
-    .map((v) => vectorCase(v.name, v.path));
+    .map((v) => vectorCase(v));
 }
 
 function exampleCases(): Case[] {
@@ -325,7 +326,7 @@ describe.skipIf(skip !== null)("kernel round trip of our output", () => {
   const groups = [
     {
       name: "every vector and example",
-      cases: () => [...allVectors.map((v) => vectorCase(v.name, v.path)), ...exampleCases()],
+      cases: () => [...allVectors.map((v) => vectorCase(v)), ...exampleCases()],
     },
     {
       name: `${LOAD_MODELS} random all-feature models and 50 ClusterIP-only ones`,

@@ -5,7 +5,7 @@
 // the kernel, so on nft it lets through undeclared jump targets and every table or hook
 // restriction of a target (checked on iptables 1.8.9).
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../../src/format/parse.js";
+import { parseRules } from "../../src/index.js";
 import { type Backend, type Family, kernelSkipReason, loadAndSaveMany } from "./harness.js";
 
 // Throws (failing this file) when CI is set and the kernel is out of reach; see the harness.

@@ -10,14 +10,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { diffRules, formatDelta } from "../../src/diff/index.js";
-import { parseRules, parseRulesOrThrow } from "../../src/format/parse.js";
-import { formatRestore } from "../../src/format/restore.js";
-import { formatSave } from "../../src/format/save.js";
-import { generateState } from "../../src/generate/rules.js";
-import type { RuleSet } from "../../src/ir/types.js";
+import {
+  formatRestore,
+  formatSave,
+  generateState,
+  parseRules,
+  parseRulesOrThrow,
+  type RuleSet,
+} from "../../src/index.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { createSync } from "../../src/sync/index.js";
-import { listVectors, readJson } from "../support/fixtures.js";
+import { saveFixtures, sequenceVectors } from "../support/corpora.js";
 import { EMPTY_TABLES, foreign, inject, STALE_CHAIN } from "../support/foreign-rules.js";
 import { randomCluster, seededRng } from "../support/random-cluster.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../support/stored-types.js";
@@ -100,11 +103,11 @@ function runTwoPass(
 
 function sequenceCases(): Case[] {
   const out: Case[] = [];
-  for (const v of listVectors("kube-proxy-sequences")) {
-    const seq = readJson<{
+  for (const v of sequenceVectors()) {
+    const seq = v as unknown as {
       config: ClusterInput["config"];
       steps: { services: Service[]; endpointSlices: EndpointSlice[] }[];
-    }>(v.path);
+    };
     const sync = createSync(seq.config);
     let prev = sync.state;
     seq.steps.forEach((step, i) => {
@@ -224,11 +227,11 @@ function adoptionCases(): Case[] {
       old = formatSave(r.state);
     });
   };
-  for (const v of listVectors("kube-proxy-sequences")) {
-    const seq = readJson<{
+  for (const v of sequenceVectors()) {
+    const seq = v as unknown as {
       config: ClusterInput["config"];
       steps: { services: Service[]; endpointSlices: EndpointSlice[]; expected: { save: string } }[];
-    }>(v.path);
+    };
     const first = seq.steps[0] as (typeof seq.steps)[number];
     const last = seq.steps[seq.steps.length - 1] as (typeof seq.steps)[number];
     const family = (seq.config?.ipFamily ?? "IPv4") as "IPv4" | "IPv6";
@@ -256,10 +259,8 @@ function adoptionCases(): Case[] {
  */
 function fixtureDumpCases(): Case[] {
   const out: Case[] = [];
-  listVectors("iptables-save").forEach((v, i) => {
-    const fixture = readJson<{ family: "ipv4" | "ipv6"; backend: Backend; save: string; setup?: unknown }>(
-      v.path,
-    );
+  saveFixtures().forEach((fixture, i) => {
+    const v = fixture;
     // Dumps that need objects made before the restore (nfacct) do not load in a bare namespace.
     if (fixture.setup !== undefined) return;
     const family = fixture.family === "ipv4" ? "IPv4" : "IPv6";

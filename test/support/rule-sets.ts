@@ -1,5 +1,5 @@
 // Small readers of rule sets shared by the generation tests.
-import type { RuleSet } from "../../src/ir/types.js";
+import type { RuleSet } from "../../src/index.js";
 
 /** The nat chains a payload declares (what the kernel holds after it is restored). */
 export function natChainsOf(payload: RuleSet): string[] {

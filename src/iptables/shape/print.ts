@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { quoteArgument } from "../../format/restore.js";
-import { saveLinesOfRule } from "../../format/save.js";
+
 import type { Backend } from "../../ir/canonical-types.js";
 import type { IPFamily } from "../../ir/types.js";
+import { quoteArgument } from "../print/restore.js";
+import { saveLinesOfRule } from "../print/save.js";
 import type { RuleShape } from "./types.js";
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * The plumbing shared by match and target extensions: how an extension declares its options,
+ * the raw options the canonicalizer collects for it, and the context it checks them against.
+ *
+ * @module
+ */
+
+import type { Backend, CanonicalOption, ProtocolMatch } from "../../ir/canonical-types.js";
+import type { IPFamily } from "../../ir/types.js";
+import { RuleSpecError } from "./values.js";
+
+/** How one option spelling is read: its canonical name, how many values, whether `!` is allowed. */
+export interface OptionSpec {
+  /** The canonical long option the spelling stands for. */
+  readonly canon: string;
+  /** How many following arguments it takes. */
+  readonly arity: number;
+  /** Whether `! --option` is accepted. */
+  readonly invert: boolean;
+}
+
+/** One option as written in the rule, attributed to an extension. */
+export interface RawOption {
+  /** The canonical option name (the spelling for pass-through extensions). */
+  readonly name: string;
+  /** `!` before it. */
+  readonly negated: boolean;
+  /** Its values, unquoted. */
+  readonly values: readonly string[];
+  /** Its index in the rule's argv, for error columns. */
+  readonly argIndex: number;
+  /** The `-p` protocol number known when it was read (-1 when none), for parse-time checks. */
+  readonly protocolSoFar: number;
+}
+
+/** What an extension's `finish` may consult. */
+export interface ExtensionContext {
+  /** The rule's family. */
+  readonly family: IPFamily;
+  /** The backend to imitate. */
+  readonly backend: Backend;
+  /** The rule's final `-p`, or null. */
+  readonly protocol: ProtocolMatch | null;
+}
+
+/** Builds an option table from `[spellings, canon, arity, invert]` rows. */
+export function optionTable(
+  rows: readonly (readonly [readonly string[], number, boolean])[],
+): ReadonlyMap<string, OptionSpec> {
+  const map = new Map<string, OptionSpec>();
+  for (const [spellings, arity, invert] of rows) {
+    const canon = spellings[0] ?? "";
+    for (const s of spellings) map.set(s, { canon, arity, invert });
+  }
+  return map;
+}
+
+/** Builds a printed option. */
+export function option(name: string, negated: boolean, values: readonly string[]): CanonicalOption {
+  return { name, negated, values };
+}
+
+/** Throws when the option at `index` of `raw` was already given in the same extension. */
+export function rejectRepeat(raw: readonly RawOption[], index: number, owner: string): void {
+  const r = raw[index] as RawOption;
+  for (let k = 0; k < index; k++) {
+    if ((raw[k] as RawOption).name === r.name) {
+      throw new RuleSpecError(`${owner}: option "${r.name}" can only be used once`, r.argIndex);
+    }
+  }
+}
+
+/** The first value of an option (the table guarantees its arity). */
+export function firstValue(raw: RawOption): string {
+  return raw.values[0] ?? "";
+}

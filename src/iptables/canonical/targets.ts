@@ -1,0 +1,474 @@
+/**
+ * Target extensions the canonicalizer understands (spec §8): MARK, CONNMARK, MASQUERADE,
+ * DNAT/SNAT, REDIRECT, REJECT, LOG, NFLOG. Other targets iptables ships are passed through.
+ *
+ * @module
+ */
+
+import type { CanonicalOption, CanonicalTarget } from "../../ir/canonical-types.js";
+import { formatHost, parseHostBytes } from "./address.js";
+import {
+  type ExtensionContext,
+  firstValue,
+  type OptionSpec,
+  option,
+  optionTable,
+  type RawOption,
+  rejectRepeat,
+} from "./extension.js";
+import { parseMarkValue } from "./matches.js";
+import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } from "./values.js";
+
+/** A target extension: its options and how to turn them into a canonical target. */
+export interface TargetExtension {
+  /** Option spellings it owns. */
+  readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Builds the canonical target from the options given to it, in input order. */
+  finish(
+    name: string,
+    goto: boolean,
+    raw: readonly RawOption[],
+    ctx: ExtensionContext,
+    argIndex: number,
+  ): CanonicalTarget;
+}
+
+const fail = (message: string, argIndex: number): never => {
+  throw new RuleSpecError(message, argIndex);
+};
+
+/** Protocols a NAT port range is allowed with (spec §8.4). */
+const PORT_PROTOCOLS = new Set([6, 17, 132, 33]);
+
+function requirePortProtocol(r: RawOption): void {
+  if (!PORT_PROTOCOLS.has(r.protocolSoFar))
+    fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
+}
+
+/** Parses `P` or `P-Q` (NAT port ranges use a dash). */
+function parseNatPorts(text: string, argIndex: number): PortRange {
+  const dash = text.indexOf("-");
+  const lo = parseDecimal(dash < 0 ? text : text.slice(0, dash), 65535);
+  const hi = dash < 0 ? lo : parseDecimal(text.slice(dash + 1), 65535);
+  if (lo < 0 || hi < 0) fail(`Port \`${text}' not valid`, argIndex);
+  if (lo > hi) fail(`Invalid port range \`${text}'`, argIndex);
+  return { min: lo, max: hi };
+}
+
+function formatNatPorts(p: PortRange): string {
+  return p.min === p.max ? String(p.min) : `${p.min}-${p.max}`;
+}
+
+// ---------------------------------------------------------------------------- MARK / CONNMARK
+
+const MARK_OPS = ["--set-xmark", "--set-mark", "--and-mark", "--or-mark", "--xor-mark"];
+
+/** Turns any MARK-style operation into the `--set-xmark value/mask` the kernel stores (spec §8.2). */
+function markOperation(r: RawOption): { value: number; mask: number } {
+  const { value, mask, hasMask } = parseMarkValue(firstValue(r), r.argIndex + 1);
+  switch (r.name) {
+    case "--set-xmark":
+      return { value, mask };
+    case "--set-mark":
+      return { value, mask: hasMask ? (value | mask) >>> 0 : 0xffffffff };
+    default:
+      if (hasMask) fail(`${r.name} takes no mask`, r.argIndex + 1);
+      if (r.name === "--and-mark") return { value: 0, mask: ~value >>> 0 };
+      if (r.name === "--or-mark") return { value, mask: value };
+      return { value, mask: 0 };
+  }
+}
+
+const markTarget: TargetExtension = {
+  options: optionTable(MARK_OPS.map((n) => [[n], 1, false] as const)),
+  finish(name, goto, raw, _ctx, argIndex) {
+    const r = raw[raw.length - 1];
+    if (r === undefined) return fail("MARK target: Parameter --set-xmark is required", argIndex);
+    if (raw.length > 1) fail("MARK target: Can't specify more than one operation", r.argIndex);
+    const { value, mask } = markOperation(r);
+    return {
+      kind: "mark",
+      name,
+      goto,
+      value,
+      mask,
+      options: [option("--set-xmark", false, [`${hex32(value)}/${hex32(mask)}`])],
+    };
+  },
+};
+
+const connmarkTarget: TargetExtension = {
+  options: optionTable([
+    ...MARK_OPS.map((n) => [[n], 1, false] as const),
+    [["--save-mark"], 0, false],
+    [["--restore-mark"], 0, false],
+    [["--nfmask"], 1, false],
+    [["--ctmask"], 1, false],
+    [["--mask"], 1, false],
+  ]),
+  finish(name, goto, raw, _ctx, argIndex) {
+    let op: RawOption | null = null;
+    let nfmask = 0xffffffff;
+    let ctmask = 0xffffffff;
+    for (let at = 0; at < raw.length; at++) {
+      const r = raw[at] as RawOption;
+      rejectRepeat(raw, at, name);
+      if (r.name === "--nfmask" || r.name === "--ctmask" || r.name === "--mask") {
+        const { value } = parseMarkValue(firstValue(r), r.argIndex + 1);
+        if (r.name !== "--ctmask") nfmask = value;
+        if (r.name !== "--nfmask") ctmask = value;
+      } else {
+        if (op !== null) fail("CONNMARK target: Can't specify more than one operation", r.argIndex);
+        op = r;
+      }
+    }
+    if (op === null) return fail("CONNMARK target: No operation specified", argIndex);
+    let options: CanonicalOption[];
+    if (op.name === "--save-mark" || op.name === "--restore-mark") {
+      options = [
+        option(op.name, false, []),
+        option("--nfmask", false, [hex32(nfmask)]),
+        option("--ctmask", false, [hex32(ctmask)]),
+      ];
+    } else {
+      const { value, mask } = markOperation(op);
+      options = [option("--set-xmark", false, [`${hex32(value)}/${hex32(mask)}`])];
+    }
+    return { kind: "generic", name, goto, options };
+  },
+};
+
+// ---------------------------------------------------------------------------- NAT
+
+const masquerade: TargetExtension = {
+  options: optionTable([
+    [["--to-ports"], 1, false],
+    [["--random"], 0, false],
+    [["--random-fully"], 0, false],
+  ]),
+  finish(name, goto, raw) {
+    let ports: PortRange | null = null;
+    let random = false;
+    let randomFully = false;
+    for (let at = 0; at < raw.length; at++) {
+      const r = raw[at] as RawOption;
+      rejectRepeat(raw, at, name);
+      if (r.name === "--to-ports") {
+        requirePortProtocol(r);
+        ports = parseNatPorts(firstValue(r), r.argIndex + 1);
+      } else if (r.name === "--random") random = true;
+      else randomFully = true;
+    }
+    if (name === "REDIRECT" && randomFully) fail(`unknown option "--random-fully"`, 0);
+    const options: CanonicalOption[] = [];
+    if (ports !== null) options.push(option("--to-ports", false, [formatNatPorts(ports)]));
+    if (random) options.push(option("--random", false, []));
+    if (randomFully) options.push(option("--random-fully", false, []));
+    return { kind: "ports", name, goto, ports, options };
+  },
+};
+
+/** Parses a DNAT/SNAT range `ADDR[-ADDR][:PORT[-PORT]]` (IPv6 in brackets when a port is given). */
+function parseNatRange(
+  r: RawOption,
+  ctx: ExtensionContext,
+): { min: string; max: string; ports: PortRange | null; printed: string } {
+  const text = firstValue(r);
+  const at = r.argIndex + 1;
+  let addressPart: string;
+  let portPart: string | null = null;
+  if (ctx.family === "IPv6") {
+    if (text.charCodeAt(0) === 91 /* [ */) {
+      const close = text.indexOf("]");
+      if (close < 0) fail(`Invalid address \`${text}'`, at);
+      addressPart = text.slice(1, close);
+      const rest = text.slice(close + 1);
+      if (rest.length > 0) {
+        if (rest.charCodeAt(0) !== 58 /* : */) fail(`Invalid address \`${text}'`, at);
+        portPart = rest.slice(1);
+      }
+    } else {
+      // Without brackets the whole value is an address range (spec §8.4 pitfall).
+      addressPart = text;
+    }
+  } else {
+    const colon = text.indexOf(":");
+    addressPart = colon < 0 ? text : text.slice(0, colon);
+    if (colon >= 0) portPart = text.slice(colon + 1);
+  }
+  let min = "";
+  let max = "";
+  if (addressPart.length > 0) {
+    // IPv6 addresses contain no '-', so the first dash separates the range in both families.
+    const dash = addressPart.indexOf("-");
+    const lo = parseHostBytes(dash < 0 ? addressPart : addressPart.slice(0, dash), ctx.family);
+    const hi = dash < 0 ? lo : parseHostBytes(addressPart.slice(dash + 1), ctx.family);
+    if (lo === null || hi === null) return fail(`Bad IP address \`${addressPart}'`, at);
+    min = formatHost(lo);
+    max = formatHost(hi);
+  } else if (portPart === null) {
+    fail(`Invalid address \`${text}'`, at);
+  }
+  let ports: PortRange | null = null;
+  if (portPart !== null) {
+    requirePortProtocol(r);
+    ports = parseNatPorts(portPart, at);
+  }
+  let addressText = min === max ? min : `${min}-${max}`;
+  let printed: string;
+  if (ports === null) printed = addressText;
+  else {
+    if (ctx.family === "IPv6" && addressText.length > 0) addressText = `[${addressText}]`;
+    printed = `${addressText}:${formatNatPorts(ports)}`;
+  }
+  return { min, max, ports, printed };
+}
+
+function makeNat(toOption: string): TargetExtension {
+  return {
+    options: optionTable([
+      [[toOption], 1, false],
+      [["--random"], 0, false],
+      [["--random-fully"], 0, false],
+      [["--persistent"], 0, false],
+    ]),
+    finish(name, goto, raw, ctx, argIndex) {
+      let range: ReturnType<typeof parseNatRange> | null = null;
+      let random = false;
+      let randomFully = false;
+      let persistent = false;
+      for (let at = 0; at < raw.length; at++) {
+        const r = raw[at] as RawOption;
+        rejectRepeat(raw, at, name);
+        if (r.name === toOption) range = parseNatRange(r, ctx);
+        else if (r.name === "--random") random = true;
+        else if (r.name === "--random-fully") randomFully = true;
+        else persistent = true;
+      }
+      if (range === null) return fail(`${name}: option "${toOption}" must be specified`, argIndex);
+      const options: CanonicalOption[] = [option(toOption, false, [range.printed])];
+      if (random) options.push(option("--random", false, []));
+      if (randomFully) options.push(option("--random-fully", false, []));
+      if (persistent) options.push(option("--persistent", false, []));
+      return {
+        kind: "nat",
+        name,
+        goto,
+        minAddress: range.min,
+        maxAddress: range.max,
+        ports: range.ports,
+        options,
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------- REJECT
+
+/** [canonical name, alias] in iptables' table order; the first prefix match wins (spec §8.5). */
+const REJECT4: readonly (readonly [string, string])[] = [
+  ["icmp-net-unreachable", "net-unreach"],
+  ["icmp-host-unreachable", "host-unreach"],
+  ["icmp-proto-unreachable", "proto-unreach"],
+  ["icmp-port-unreachable", "port-unreach"],
+  ["icmp-net-prohibited", "net-prohib"],
+  ["icmp-host-prohibited", "host-prohib"],
+  ["tcp-reset", "tcp-rst"],
+  ["icmp-admin-prohibited", "admin-prohib"],
+];
+
+const REJECT6: readonly (readonly [string, string])[] = [
+  ["icmp6-no-route", "no-route"],
+  ["icmp6-adm-prohibited", "adm-prohibited"],
+  ["icmp6-addr-unreachable", "addr-unreach"],
+  ["icmp6-port-unreachable", "port-unreach"],
+  ["icmp6-policy-fail", "policy-fail"],
+  ["icmp6-reject-route", "reject-route"],
+  ["tcp-reset", "tcp-reset"],
+];
+
+const reject: TargetExtension = {
+  options: optionTable([[["--reject-with"], 1, false]]),
+  finish(name, goto, raw, ctx) {
+    const table = ctx.family === "IPv4" ? REJECT4 : REJECT6;
+    let rejectWith = ctx.family === "IPv4" ? "icmp-port-unreachable" : "icmp6-port-unreachable";
+    const r = raw[raw.length - 1];
+    if (r !== undefined) {
+      const given = firstValue(r).toLowerCase();
+      const hit = table.find(([n, alias]) => n.startsWith(given) || alias.startsWith(given));
+      if (hit === undefined || given.length === 0)
+        return fail(`unknown reject type "${firstValue(r)}"`, r.argIndex + 1);
+      rejectWith = hit[0];
+      // The kernel refuses a TCP reset for anything but `-p tcp` (spec §8.5).
+      if (
+        rejectWith === "tcp-reset" &&
+        (ctx.protocol === null || ctx.protocol.number !== 6 || ctx.protocol.negated)
+      ) {
+        fail("REJECT: tcp-reset is only valid with -p tcp", r.argIndex + 1);
+      }
+    }
+    return {
+      kind: "reject",
+      name,
+      goto,
+      rejectWith,
+      options: [option("--reject-with", false, [rejectWith])],
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------- LOG / NFLOG
+
+const LOG_LEVELS: ReadonlyMap<string, number> = new Map([
+  ["emerg", 0],
+  ["panic", 0],
+  ["alert", 1],
+  ["crit", 2],
+  ["error", 3],
+  ["err", 3],
+  ["warning", 4],
+  ["warn", 4],
+  ["notice", 5],
+  ["info", 6],
+  ["debug", 7],
+]);
+const LOG_FLAGS = [
+  "--log-tcp-sequence",
+  "--log-tcp-options",
+  "--log-ip-options",
+  "--log-uid",
+  "--log-macdecode",
+];
+
+const log: TargetExtension = {
+  options: optionTable([
+    [["--log-prefix"], 1, false],
+    [["--log-level"], 1, false],
+    ...LOG_FLAGS.map((f) => [[f], 0, false] as const),
+  ]),
+  finish(name, goto, raw) {
+    let prefix: string | null = null;
+    let level = 4;
+    const flags = new Set<string>();
+    for (let at = 0; at < raw.length; at++) {
+      const r = raw[at] as RawOption;
+      rejectRepeat(raw, at, name);
+      if (r.name === "--log-prefix") prefix = truncateBytes(firstValue(r), 29);
+      else if (r.name === "--log-level") {
+        const v = firstValue(r);
+        level = LOG_LEVELS.get(v.toLowerCase()) ?? parseDecimal(v, 7);
+        if (level < 0) fail(`log-level \`${v}' unknown`, r.argIndex + 1);
+      } else flags.add(r.name);
+    }
+    const options: CanonicalOption[] = [];
+    if (prefix !== null) options.push(option("--log-prefix", false, [prefix]));
+    if (level !== 4) options.push(option("--log-level", false, [String(level)]));
+    for (const f of LOG_FLAGS) if (flags.has(f)) options.push(option(f, false, []));
+    return { kind: "generic", name, goto, options };
+  },
+};
+
+const nflog: TargetExtension = {
+  options: optionTable([
+    [["--nflog-group"], 1, false],
+    [["--nflog-prefix"], 1, false],
+    [["--nflog-range"], 1, false],
+    [["--nflog-size"], 1, false],
+    [["--nflog-threshold"], 1, false],
+  ]),
+  finish(name, goto, raw) {
+    const values = new Map<string, string>();
+    for (let at = 0; at < raw.length; at++) {
+      const r = raw[at] as RawOption;
+      rejectRepeat(raw, at, name);
+      const v = firstValue(r);
+      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, 63));
+      else {
+        const n = parseDecimal(v, r.name === "--nflog-group" ? 65535 : 0xffffffff);
+        if (n < 0) fail(`NFLOG: bad value for option "${r.name}"`, r.argIndex + 1);
+        values.set(r.name, String(n));
+      }
+    }
+    const options: CanonicalOption[] = [];
+    const prefix = values.get("--nflog-prefix");
+    if (prefix !== undefined && prefix.length > 0) options.push(option("--nflog-prefix", false, [prefix]));
+    const group = values.get("--nflog-group");
+    if (group !== undefined && group !== "0") options.push(option("--nflog-group", false, [group]));
+    for (const n of ["--nflog-range", "--nflog-size"]) {
+      const v = values.get(n);
+      if (v !== undefined) options.push(option(n, false, [v]));
+    }
+    const threshold = values.get("--nflog-threshold");
+    if (threshold !== undefined && threshold !== "1")
+      options.push(option("--nflog-threshold", false, [threshold]));
+    return { kind: "generic", name, goto, options };
+  },
+};
+
+// ---------------------------------------------------------------------------- registry
+
+/** The standard verdicts (no options). */
+export const VERDICTS: ReadonlySet<string> = new Set(["ACCEPT", "DROP", "RETURN", "QUEUE"]);
+
+/** The target extensions the canonicalizer models, by name. */
+export const TARGET_EXTENSIONS: ReadonlyMap<string, TargetExtension> = new Map<string, TargetExtension>([
+  ["MARK", markTarget],
+  ["CONNMARK", connmarkTarget],
+  ["MASQUERADE", masquerade],
+  ["REDIRECT", masquerade],
+  ["DNAT", makeNat("--to-destination")],
+  ["SNAT", makeNat("--to-source")],
+  ["REJECT", reject],
+  ["LOG", log],
+  ["NFLOG", nflog],
+]);
+
+/** Other targets iptables 1.8 ships: accepted and passed through with their options as given. */
+export const PASS_THROUGH_TARGETS: ReadonlySet<string> = new Set([
+  "AUDIT",
+  "CHECKSUM",
+  "CLASSIFY",
+  "CLUSTERIP",
+  "CONNSECMARK",
+  "CT",
+  "DNPT",
+  "DSCP",
+  "ECN",
+  "HL",
+  "HMARK",
+  "IDLETIMER",
+  "LED",
+  "NETMAP",
+  "NFQUEUE",
+  "NOTRACK",
+  "RATEEST",
+  "SECMARK",
+  "SET",
+  "SNPT",
+  "SYNPROXY",
+  "TCPMSS",
+  "TCPOPTSTRIP",
+  "TEE",
+  "TOS",
+  "TPROXY",
+  "TRACE",
+  "TTL",
+  "ULOG",
+]);
+
+/** Targets the kernel accepts only in the nat table. */
+export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set([
+  "DNAT",
+  "SNAT",
+  "MASQUERADE",
+  "REDIRECT",
+  "NETMAP",
+]);
+
+/** Names quoted with iptables' save-string rule when printed (spec §4.1). */
+export const SAVE_STRING_OPTIONS: ReadonlySet<string> = new Set([
+  "--comment",
+  "--log-prefix",
+  "--nflog-prefix",
+  "--nfacct-name",
+]);

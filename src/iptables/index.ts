@@ -1,0 +1,36 @@
+/**
+ * The iptables stage's public API for the other stages (diff, sync, trace, graph, the CLI and
+ * the package entries): read a node's text (restore or save form, or bare rule lines), the one
+ * canonicalizer, the restore / save / JSON printers, and the kernel's state after a restore.
+ * Other stages import from here, never from the files below it (test/architecture.test.ts).
+ *
+ * @example
+ * import { formatSave, parseRulesOrThrow } from "./index.js";
+ * formatSave(parseRulesOrThrow("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n"));
+ *
+ * @module
+ */
+
+// The canonicalizer: one rule's argv → the structure the kernel stores and iptables-save prints.
+export { canonicalAddress, formatHost, parseHostBytes } from "./canonical/address.js";
+export {
+  type CanonicalizeOptions,
+  type CanonicalizeResult,
+  canonicalizeRule,
+  canonicalizeRuleCached,
+  canonicalizeRuleOnce,
+  formatCanonicalRule,
+  tryCanonicalizeRule,
+} from "./canonical/canonicalize.js";
+// Reading text: which form it is, the restore / save parser, bare rule lines.
+export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
+export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";
+export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./parse/parse.js";
+export { tokenizesTo } from "./parse/tokenize.js";
+// Printing: restore input, save output, JSON, and the order iptables-save lists chains in.
+export { canonicalSort } from "./print/canonical-sort.js";
+export { formatJson } from "./print/json.js";
+export { formatEntry, formatRestore, quoteArgument } from "./print/restore.js";
+export { type FormatSaveOptions, formatSave } from "./print/save.js";
+// The kernel's tables after iptables-restore applies a payload.
+export { type ApplyRestoreOptions, type ApplyRestoreResult, applyRestore, tryApplyRestore } from "./state.js";

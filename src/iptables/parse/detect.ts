@@ -1,0 +1,128 @@
+/**
+ * Tells the three kinds of input the CLI accepts apart: iptables-restore input, iptables-save
+ * output, or a cluster file (JSON or YAML).
+ *
+ * @module
+ */
+
+import type { Problem } from "../../errors.js";
+import { isHeaderlessRules } from "./headerless.js";
+
+/**
+ * What a text is.
+ *
+ * @example
+ * detectTextForm("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n") // "restore"
+ * detectTextForm('{"services": []}')                         // "cluster"
+ */
+export type TextForm = "restore" | "save" | "cluster";
+
+/**
+ * A shell prompt and the command after it, as a terminal shows them above a command's output:
+ * `$ sudo iptables-save`, `root@node:~# iptables-save`, `[root@node ~]# iptables-save`,
+ * `node:~ # iptables-save`; the command must be one that prints rules or files (sudo, iptables…,
+ * kubectl, cat, ssh …), so that a YAML line such as `key: # note` is not taken for one. (A line
+ * starting with `#` is a comment in rules text, never this.)
+ */
+const PROMPT_LINE =
+  /^(?:[\w.-]+@[\w.-]+[^\s#$%>]*|\[[^\]\n]*\]|[\w.~:/-]+)?[ \t]?[#$%>][ \t]+(?:\S*\/)?(?:sudo|doas|su|ip6?tables[\w-]*|kubectl|oc|cat|ssh|nsenter|docker|crictl|k3s|minikube|kind|microk8s|grep|tee|less)(?:[ \t]|$)/;
+/** What sudo (or su) asks before it runs the command. */
+const PASSWORD_LINE = /^(?:\[sudo\] password for [^:\n]*:|Password:)[ \t]*$/;
+
+/** Whether a line (without its newline) is a shell prompt line or a password prompt. */
+function shellLineKind(line: string): "prompt" | "password" | null {
+  if (line.startsWith("#") || line.startsWith("*") || line.startsWith(":") || line.startsWith("-"))
+    return null;
+  if (PASSWORD_LINE.test(line)) return "password";
+  return PROMPT_LINE.test(line) ? "prompt" : null;
+}
+const BUILTIN_POLICY_LINE = /^:(?:PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) (?:ACCEPT|DROP) \[\d+:\d+\]$/m;
+const UNMASKED_ADDRESS = /^(?:\[\d+:\d+\] )?-A .*?(?:^| )-[sd] [^ /]+(?: |$)/m;
+const NON_APPEND_COMMAND = /^\s*-[IDRFXNZP] /m;
+
+/**
+ * Detects the form of a text. Rules text starts (after blank and `#` lines, and any shell or
+ * password prompt pasted above it) with `*table`, or is rule lines without one (as
+ * `iptables-save | grep` prints them: `restore`, see `readHeaderlessRules`); it is `save` when every built-in chain line carries a policy and counters, no command other than
+ * `-A` appears, and every `-s`/`-d` address has a mask (iptables-save always prints one);
+ * otherwise `restore`. Anything else is a `cluster` file.
+ *
+ * @example
+ * detectTextForm("*nat\n:KUBE-X - [0:0]\n-A KUBE-X -d 10.0.0.1 -j RETURN\nCOMMIT\n") // "restore"
+ * detectTextForm("{\"services\": []}") // "cluster"
+ */
+export function detectTextForm(text: string): TextForm {
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let rules = false;
+  while (pos < text.length && !rules) {
+    const nl = text.indexOf("\n", pos);
+    const end = nl < 0 ? text.length : nl;
+    const lineStart = pos;
+    const line = text.slice(pos, end).trim();
+    pos = end + 1;
+    if (line.length === 0 || line.startsWith("#")) continue;
+    // A prompt pasted above the output says nothing about what the output is.
+    if (shellLineKind(line) !== null) continue;
+    if (line.startsWith("*")) rules = true;
+    else return isHeaderlessRules(text.slice(lineStart)) ? "restore" : "cluster";
+  }
+  if (!rules) return "cluster";
+  const looksSaved =
+    BUILTIN_POLICY_LINE.test(text) && !NON_APPEND_COMMAND.test(text) && !UNMASKED_ADDRESS.test(text);
+  return looksSaved ? "save" : "restore";
+}
+
+/**
+ * What was pasted along with rules text, or into it, that makes it unreadable: a shell prompt
+ * line or a password prompt (anywhere in rules text; at the top of a cluster file), or Windows
+ * line endings in rules text (iptables-restore refuses them). One problem, saying what the text
+ * is and what to do, instead of a parse error per line; `null` when there is none.
+ *
+ * @param text - The whole text.
+ * @param rules - Whether it is rules text ({@link detectTextForm} not `"cluster"`).
+ * @example
+ * pastedTextProblem("$ sudo iptables-save\n*nat\nCOMMIT\n", true)?.message
+ * // "this line is a shell prompt and command (`$ sudo iptables-save`), not part of the output: …"
+ */
+export function pastedTextProblem(text: string, rules: boolean): Problem | null {
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 0;
+  while (start < text.length) {
+    const nl = text.indexOf("\n", start);
+    const end = nl < 0 ? text.length : nl;
+    const raw = text.slice(start, end);
+    start = end + 1;
+    line++;
+    const trimmed = raw.trim();
+    if (trimmed.length === 0) continue;
+    const kind = shellLineKind(trimmed);
+    if (kind === "password")
+      return pasted(
+        line,
+        "this line is a password prompt (sudo's), not part of the output: remove it, or save the output to a file (sudo iptables-save > node.txt) and give that file",
+      );
+    if (kind === "prompt")
+      return pasted(
+        line,
+        `this line is a shell prompt and command (\`${trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed}'), not part of the output: remove it and keep only what the command printed (or save it to a file: sudo iptables-save > node.txt)`,
+      );
+    if (!rules) return null;
+    if (raw.endsWith("\r") && !trimmed.startsWith("#"))
+      return pasted(
+        line,
+        "the text has Windows (CRLF) line endings, which iptables-restore refuses (its lines would end in a carriage return): convert it with dos2unix (or tr -d '\\r') and try again",
+      );
+  }
+  return null;
+}
+
+function pasted(line: number, message: string): Problem {
+  return {
+    code: "PARSE",
+    path: "",
+    message,
+    severity: "error",
+    line,
+    column: 1,
+  };
+}

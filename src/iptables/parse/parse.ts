@@ -1,0 +1,731 @@
+/**
+ * The parser for both text forms: `iptables-restore` input (kube-proxy's form, with `-X`, `-I`,
+ * `-D`, `-F`, `-N` and `[p:b]` counters) and `iptables-save` output. It tokenizes exactly as
+ * iptables-restore does, keeps every rule as argv (extensions it does not model included), and
+ * checks each rule with the canonicalizer, so that what iptables would refuse is a problem with
+ * a line and column, never a silent skip.
+ *
+ * Most lines of a large payload take a fast path: plain lines are split by {@link WordReader},
+ * and `-A` rules that {@link quickCheckRule} certainly accepts skip the canonicalizer (whose
+ * result the parser would only drop). Every other line, and every rule the quick check cannot
+ * vouch for (all invalid ones among them), takes the general path, so problems, their messages
+ * and their columns are the canonicalizer's. {@link parseRulesReference} runs the general path
+ * only; the tests hold the two to the same output.
+ *
+ * @module
+ */
+
+import { KubeIptablesError, type Problem } from "../../errors.js";
+import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../../ir/canonical-quick.js";
+import type { Backend, CanonicalTarget } from "../../ir/canonical-types.js";
+import {
+  BUILTIN_CHAINS,
+  type ChainDeclaration,
+  type Counters,
+  type Entry,
+  type IPFamily,
+  type Rule,
+  type RuleSet,
+  type Table,
+} from "../../ir/types.js";
+import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
+import { recordSourceLines } from "../state.js";
+import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
+import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
+
+/**
+ * Options of {@link parseRules}.
+ *
+ * @example
+ * parseRules(ip6tablesSaveOutput, { family: "IPv6", backend: "legacy" });
+ */
+export interface ParseOptions {
+  /** The family; by default IPv6 when any `-s`/`-d` address contains `:`, else IPv4. */
+  readonly family?: IPFamily;
+  /** Backend to imitate where nft and legacy accept different input (spec §12); default `"nft"`. */
+  readonly backend?: Backend;
+  /**
+   * Read the text as an `iptables-restore --noflush` payload (kube-proxy's form): a rule may
+   * append to, or jump to, a chain the kernel already holds. By default every such chain must
+   * be declared above the rule in its table, as iptables-restore requires without `--noflush`
+   * (and as `iptables-save` output always is).
+   */
+  readonly noflush?: boolean;
+}
+
+/**
+ * The result of {@link parseRules}.
+ *
+ * @example
+ * const { ruleSet, problems } = parseRules("*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n");
+ * ruleSet.tables[0]?.name // "nat"
+ * problems                // []
+ */
+export interface ParseResult {
+  /** The rules read (lines with problems are left out). */
+  readonly ruleSet: RuleSet;
+  /** Every problem, each with a 1-based line and column. */
+  readonly problems: Problem[];
+}
+
+const RULE_OPS: Readonly<Record<string, Rule["op"]>> = {
+  "-A": "-A",
+  "--append": "-A",
+  "-I": "-I",
+  "--insert": "-I",
+  "-D": "-D",
+  "--delete": "-D",
+  "-R": "-R",
+  "--replace": "-R",
+};
+const CHAIN_OPS: Readonly<Record<string, "-F" | "-X" | "-Z" | "-N">> = {
+  "-F": "-F",
+  "--flush": "-F",
+  "-X": "-X",
+  "--delete-chain": "-X",
+  "-Z": "-Z",
+  "--zero": "-Z",
+  "-N": "-N",
+  "--new-chain": "-N",
+};
+/** Names iptables keeps for verdicts; no chain may take them (spec §13). */
+const RESERVED_CHAIN_NAMES = new Set(["ACCEPT", "DROP", "RETURN", "QUEUE"]);
+const ZERO: Counters = { packets: 0n, bytes: 0n };
+const COUNTERS = /^\[(\d{1,20}):(\d{1,20})\]$/;
+const MAX_U64 = 18446744073709551615n;
+/**
+ * iptables-restore reads a line with `fgets` into a 10240-byte buffer (iptables-restore.c), so a
+ * line of more than 10239 bytes (its newline aside) is cut, and the rest read as another line.
+ */
+const MAX_LINE_BYTES = 10239;
+/** xshared.c add_param_to_argv: one argument fills at most a 1024-byte buffer with its NUL. */
+const MAX_ARGUMENT_BYTES = 1023;
+/** xshared.c add_argv: argv holds at most 255 entries; the program name, `-t` and the table take 3. */
+const MAX_ARGUMENTS = 251;
+const JUMP_FLAGS = new Set(["-j", "--jump", "-g", "--goto"]);
+
+/** A table block being read. */
+interface OpenTable {
+  readonly name: string;
+  readonly valid: boolean;
+  readonly chains: ChainDeclaration[];
+  readonly entries: Entry[];
+  readonly chainLines: number[];
+  readonly entryLines: number[];
+}
+
+/** A rule whose argv still has to be checked once the family is known. */
+interface PendingRule {
+  readonly rule: Rule;
+  readonly line: number;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  /** How many tokens of the line precede `args` (counters prefix, command, chain, index). */
+  readonly argOffset: number;
+  /** Where a `-c P B` pair was removed from args (-1: none). */
+  readonly countersAt: number;
+}
+
+function parseCounters(text: string): Counters | null {
+  if (text === "[0:0]") return ZERO;
+  const m = COUNTERS.exec(text);
+  if (m === null) return null;
+  const packets = BigInt(m[1] as string);
+  const bytes = BigInt(m[2] as string);
+  return packets > MAX_U64 || bytes > MAX_U64 ? null : { packets, bytes };
+}
+
+class Parser {
+  readonly text: string;
+  readonly backend: Backend;
+  /** Whether plain lines take the fast paths (off only in {@link parseRulesReference}). */
+  readonly fast: boolean;
+  /** Whether rules with IPv4 addresses may pass the quick check (false once the family is IPv6). */
+  readonly quickIPv4: boolean;
+  readonly problems: Problem[] = [];
+  readonly tables: Table[] = [];
+  readonly pending: PendingRule[] = [];
+  current: OpenTable | null = null;
+  sawIPv6Address = false;
+  /** How many rules passed the quick check only as IPv4 (all wrong if the family turns out IPv6). */
+  quickIPv4Rules = 0;
+  readonly tokens: TokenCache = new TokenCache();
+  readonly reader: WordReader;
+  /** Source lines of each table in {@link tables}. */
+  readonly tableLines: { readonly chains: number[]; readonly entries: number[] }[] = [];
+  /** The target of each rule the canonicalizer read (rules of the fast path are not in it). */
+  readonly targets = new Map<Rule, RuleTarget | null>();
+  /** Rules that have a problem of their own. */
+  readonly failed = new Set<Rule>();
+  /** Where each line starts, built on the first problem that needs a column. */
+  lineStarts: number[] | null = null;
+
+  constructor(text: string, backend: Backend, fast: boolean, quickIPv4: boolean) {
+    this.text = text;
+    this.backend = backend;
+    this.fast = fast;
+    this.quickIPv4 = quickIPv4;
+    this.reader = new WordReader(text);
+  }
+
+  problem(line: number, column: number, message: string): void {
+    this.problems.push({ code: "PARSE", path: "", message, severity: "error", line, column });
+  }
+
+  closeTable(): void {
+    const t = this.current;
+    this.current = null;
+    if (t === null || !t.valid) return;
+    const table: Table = { name: t.name, chains: t.chains, entries: t.entries };
+    recordSourceLines(table, { chains: t.chainLines, entries: t.entryLines });
+    this.tables.push(table);
+    this.tableLines.push({ chains: t.chainLines, entries: t.entryLines });
+  }
+
+  run(): void {
+    const text = this.text;
+    const length = text.length;
+    let pos = 0;
+    let line = 0;
+    // iptables-restore handles each line as a C string: a NUL ends what it reads of the line
+    // (its newline included). Searched for once per text, as most texts have none.
+    let nul = -1;
+    while (pos < length) {
+      const nl = text.indexOf("\n", pos);
+      const end = nl < 0 ? length : nl;
+      line++;
+      if (nul < pos) nul = text.indexOf("\0", pos) >>> 0; // -1 becomes 2^32: no NUL
+      if (nul < end) {
+        // fgets reads the bytes after the NUL all the same: the whole line must fit its buffer.
+        if (!this.tooLong(pos, end, line)) this.parseLine(pos, nul, false, line);
+      } else this.parseLine(pos, end, nl >= 0, line);
+      pos = end + 1;
+    }
+    if (this.current !== null) {
+      this.problem(line + 1, 1, `table ${this.current.name}: missing COMMIT`);
+      this.current = null;
+    }
+  }
+
+  /** Reports a line longer than iptables-restore's line buffer holds (see {@link MAX_LINE_BYTES}). */
+  tooLong(start: number, end: number, line: number): boolean {
+    // A line can hold 10239 bytes only if it has at least 10239 / 3 code units (UTF-8 needs at
+    // most 3 bytes per UTF-16 code unit): only longer lines are measured.
+    if (end - start <= MAX_LINE_BYTES / 3 || utf8Length(this.text, start, end) <= MAX_LINE_BYTES)
+      return false;
+    this.problem(
+      line,
+      1,
+      `line is longer than iptables-restore reads (${MAX_LINE_BYTES} bytes): it would be cut in two`,
+    );
+    return true;
+  }
+
+  parseLine(start: number, end: number, newline: boolean, line: number): void {
+    const text = this.text;
+    if (start === end) return;
+    if (this.tooLong(start, end, line)) return;
+    const first = text.charCodeAt(start);
+    if (first === 35 /* # */) return;
+    if (first === 42 /* * */) {
+      if (this.current !== null) {
+        this.problem(line, 1, `table ${this.current.name}: missing COMMIT before a new table`);
+        this.closeTable();
+      }
+      const name = text.slice(start + 1, end);
+      const valid = BUILTIN_CHAINS[name] !== undefined;
+      if (!valid) this.problem(line, 2, `unable to initialize table '${name}'`);
+      this.current = { name, valid, chains: [], entries: [], chainLines: [], entryLines: [] };
+      return;
+    }
+    if (first === 67 /* C */ && text.startsWith("COMMIT", start)) {
+      if (end - start !== 6) {
+        this.problem(line, 1, "Bad argument `COMMIT': COMMIT must be alone on its line");
+        return;
+      }
+      if (this.current === null) this.problem(line, 1, "COMMIT outside of a table");
+      else this.closeTable();
+      return;
+    }
+    const table = this.current;
+    if (table === null) {
+      this.problem(line, 1, "command outside of a table (missing *table line)");
+      return;
+    }
+    if (first === 58 /* : */) this.parseDeclaration(table, start, end, line);
+    else if (!this.parseAppend(table, start, end, line)) this.parseCommand(table, start, end, newline, line);
+  }
+
+  /**
+   * The fast path for `-A CHAIN ARGS` lines whose argv passes {@link quickCheckRule}: no
+   * canonicalization, no pending check. Returns false (having recorded nothing) for any other
+   * line, which then takes the general path and gets the full check.
+   */
+  parseAppend(table: OpenTable, start: number, end: number, line: number): boolean {
+    const text = this.text;
+    if (
+      !this.fast ||
+      text.charCodeAt(start) !== 45 /* - */ ||
+      text.charCodeAt(start + 1) !== 65 /* A */ ||
+      text.charCodeAt(start + 2) !== 32
+    )
+      return false;
+    const reader = this.reader;
+    const count = reader.read(start + 3, end);
+    if (count < 1) return false;
+    const words = reader.words;
+    // Only a long line can hold too many or too long arguments (see checkArgumentLimits).
+    if (end - start > MAX_ARGUMENT_BYTES / 3) return false;
+    // `-c P B` anywhere in argv (even as another option's value) is the counters: general path.
+    for (let k = 1; k < count; k++) {
+      const w = words[k] as string;
+      if (w.length < 15 && (w === "-c" || w === "--set-counters")) return false;
+    }
+    const verdict = quickCheckRule(words, this.quickIPv4, 1, count);
+    if (verdict === QUICK_UNKNOWN) return false;
+    // No family detection needed: in argv the check accepts, an address flag is followed by a
+    // dotted quad and any other word by an option name or `!`, never by a value with `:`.
+    if (verdict === QUICK_VALID_IPV4) this.quickIPv4Rules++;
+    const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1, count) };
+    table.entries.push(rule);
+    table.entryLines.push(line);
+    return true;
+  }
+
+  checkChainName(name: string, line: number, column: number): boolean {
+    if (name.length === 0) {
+      this.problem(line, column, "empty chain name");
+      return false;
+    }
+    if (name.length > 28) {
+      this.problem(line, column, `Invalid chain name \`${name}' (28 chars max)`);
+      return false;
+    }
+    if (RESERVED_CHAIN_NAMES.has(name)) {
+      this.problem(line, column, `error creating chain '${name}': File exists`);
+      return false;
+    }
+    const c = name.charCodeAt(0);
+    if (this.backend === "nft" && (c === 45 || c === 33)) {
+      this.problem(line, column, `chain name not allowed to start with \`${name[0]}'`);
+      return false;
+    }
+    return true;
+  }
+
+  parseDeclaration(table: OpenTable, start: number, end: number, line: number): void {
+    let count = this.fast ? this.reader.read(start + 1, end) : -1;
+    let parts: readonly string[] = this.reader.words;
+    if (count < 0) {
+      parts = tokenizeLine(this.text, start + 1, end, false);
+      count = parts.length;
+    }
+    const name = count > 0 ? (parts[0] as string) : "";
+    if (!this.checkChainName(name, line, 2)) return;
+    if (count < 2) {
+      this.problem(line, 1, `line ${line} policy invalid`);
+      return;
+    }
+    const policy = parts[1] as string;
+    // iptables-restore without --counters never reads a chain line's counters, nor anything
+    // after them: `[x:y]`, `[0:0]\r` and extra fields all load. Valid counters are kept.
+    const counters = count > 2 ? (parseCounters(parts[2] as string) ?? undefined) : undefined;
+    const isBuiltin = (BUILTIN_CHAINS[table.name] ?? []).includes(name);
+    const decl: ChainDeclaration =
+      counters === undefined || !isBuiltin
+        ? { name, policy: policy === "-" ? null : policy }
+        : { name, policy: policy === "-" ? null : policy, counters };
+    table.chains.push(decl);
+    table.chainLines.push(line);
+  }
+
+  /**
+   * iptables-restore's own limits on a command line: at most {@link MAX_ARGUMENTS} arguments
+   * (a `[p:b]` prefix is not one) of at most {@link MAX_ARGUMENT_BYTES} bytes each. A line of
+   * fewer than 342 code units can break neither, so only longer ones are looked at.
+   */
+  checkArgumentLimits(
+    tokens: readonly string[],
+    start: number,
+    end: number,
+    newline: boolean,
+    line: number,
+  ): boolean {
+    if (end - start <= MAX_ARGUMENT_BYTES / 3) return true;
+    const prefix = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 1 : 0;
+    if (tokens.length - prefix > MAX_ARGUMENTS) {
+      this.problem(
+        line,
+        this.tokenColumn(start, end, newline, prefix + MAX_ARGUMENTS),
+        `Parser cannot handle more arguments (iptables-restore reads at most ${MAX_ARGUMENTS} on a line)`,
+      );
+      return false;
+    }
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k] as string;
+      if (t.length > MAX_ARGUMENT_BYTES / 3 && utf8Length(t, 0, t.length) > MAX_ARGUMENT_BYTES) {
+        this.problem(
+          line,
+          this.tokenColumn(start, end, newline, k),
+          `Parameter too long! (iptables-restore reads arguments of at most ${MAX_ARGUMENT_BYTES} bytes)`,
+        );
+        return false;
+      }
+    }
+    return true;
+  }
+
+  parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
+    const tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
+    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
+    let k = 0;
+    let counters: Counters | undefined;
+    const head = tokens[0];
+    if (head === undefined) {
+      this.problem(line, 1, "no command specified");
+      return;
+    }
+    if (head.charCodeAt(0) === 91 /* [ */) {
+      // iptables-restore skips the prefix up to its `]` (reading the numbers only with
+      // --counters): text glued after the `]` is an argument of its own, and a missing `]` fails.
+      const close = head.indexOf("]");
+      if (close < 0) {
+        this.problem(line, 1, `Bad line ${line}: need ]`);
+        return;
+      }
+      if (close !== head.length - 1) {
+        this.problem(line, close + 2, `Bad argument \`${head.slice(close + 1)}'`);
+        return;
+      }
+      counters = parseCounters(head) ?? undefined;
+      k = 1;
+    }
+    const command = tokens[k];
+    if (command === undefined) {
+      this.problem(line, this.tokenColumn(start, end, newline, k), "no command specified");
+      return;
+    }
+    const chain = tokens[k + 1];
+    const ruleOp = RULE_OPS[command];
+    if (ruleOp !== undefined) {
+      if (chain === undefined) {
+        this.problem(
+          line,
+          this.tokenColumn(start, end, newline, k),
+          `option "${command}" requires a chain name`,
+        );
+        return;
+      }
+      this.parseRule(table, tokens, k, ruleOp, chain, counters, start, end, line);
+      return;
+    }
+    const chainOp = CHAIN_OPS[command];
+    if (chainOp !== undefined) {
+      if (tokens.length > k + 2) {
+        this.problem(line, this.tokenColumn(start, end, newline, k + 2), `Bad argument \`${tokens[k + 2]}'`);
+        return;
+      }
+      if (chainOp === "-N" && (chain === undefined || !this.checkChainName(chain, line, 1))) {
+        if (chain === undefined)
+          this.problem(line, this.tokenColumn(start, end, newline, k), `option "-N" requires a chain name`);
+        return;
+      }
+      table.entries.push({ kind: "chain", op: chainOp, chain: chain ?? "" });
+      table.entryLines.push(line);
+      return;
+    }
+    if (command === "-P" || command === "--policy") {
+      const policy = tokens[k + 2];
+      if (chain === undefined || policy === undefined || tokens.length > k + 3) {
+        this.problem(line, this.tokenColumn(start, end, newline, k), "-P needs a chain and a policy");
+        return;
+      }
+      table.entries.push({ kind: "policy", op: "-P", chain, policy });
+      table.entryLines.push(line);
+      return;
+    }
+    this.problem(
+      line,
+      this.tokenColumn(start, end, newline, k),
+      `unknown command \`${command}' in a restore file`,
+    );
+  }
+
+  /** The 1-based column of token `k` of a line (computed only for error messages). */
+  tokenColumn(start: number, end: number, newline: boolean, k: number): number {
+    const starts: number[] = [];
+    tokenizeLine(this.text, start, end, newline, starts);
+    return (starts[k] ?? start) - start + 1;
+  }
+
+  parseRule(
+    table: OpenTable,
+    tokens: string[],
+    k: number,
+    op: Rule["op"],
+    chain: string,
+    prefixCounters: Counters | undefined,
+    start: number,
+    end: number,
+    line: number,
+  ): void {
+    let argStart = k + 2;
+    let index: number | undefined;
+    const maybeIndex = tokens[argStart];
+    if (op !== "-A" && maybeIndex !== undefined && /^\d+$/.test(maybeIndex)) {
+      index = Number(maybeIndex);
+      argStart++;
+    }
+    if (op === "-R" && index === undefined) {
+      this.problem(line, 1, "-R needs a rule number");
+      return;
+    }
+    let args = tokens.slice(argStart);
+    if (op === "-D" && index !== undefined && args.length > 0) {
+      this.problem(line, 1, "-D takes either a rule number or a rule specification");
+      return;
+    }
+    // `-c PACKETS BYTES` inside the rule is the other spelling of the `[p:b]` prefix.
+    let counters = prefixCounters;
+    let countersAt = -1;
+    for (let a = 0; a < args.length; a++) {
+      const t = args[a];
+      if (t !== "-c" && t !== "--set-counters") continue;
+      const p = args[a + 1];
+      const b = args[a + 2];
+      const c = p !== undefined && b !== undefined ? parseCounters(`[${p}:${b}]`) : null;
+      if (c === null || counters !== undefined) {
+        this.problem(line, 1, "-c needs PACKETS BYTES (once)");
+        return;
+      }
+      counters = c;
+      countersAt = a;
+      args = args.slice(0, a).concat(args.slice(a + 3));
+      break;
+    }
+    let rule: Rule = { kind: "rule", op, chain, args };
+    if (index !== undefined) rule = { ...rule, index };
+    if (counters !== undefined) rule = { ...rule, counters };
+    if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(args);
+    table.entries.push(rule);
+    table.entryLines.push(line);
+    if (!(op === "-D" && index !== undefined)) {
+      this.pending.push({ rule, line, lineStart: start, lineEnd: end, argOffset: argStart, countersAt });
+    }
+  }
+
+  /** Checks every rule's argv with the canonicalizer (the family is known only now). */
+  checkRules(family: IPFamily): void {
+    const options = { backend: this.backend } as const;
+    for (const p of this.pending) {
+      const result = tryCanonicalizeRule(p.rule.args, family, options);
+      if (result.ok) {
+        this.targets.set(p.rule, ruleTarget(result.rule.target));
+        continue;
+      }
+      if (result.addressList) {
+        const expanded = expandAddressLists(p.rule.args, family) ?? [];
+        for (const args of expanded) {
+          const one = tryCanonicalizeRule(args, family, options);
+          if (!one.ok) {
+            this.ruleProblem(p, one.message, one.argIndex);
+            break;
+          }
+          // Every rule of the expansion has the same target.
+          this.targets.set(p.rule, ruleTarget(one.rule.target));
+        }
+        continue;
+      }
+      this.ruleProblem(p, result.message, result.argIndex);
+    }
+  }
+
+  /** The target of a rule, `null` for none, `undefined` for a rule with a problem of its own. */
+  targetOf(rule: Rule): RuleTarget | null | undefined {
+    if (this.failed.has(rule)) return undefined;
+    const known = this.targets.get(rule);
+    if (known !== undefined) return known;
+    if (this.targets.has(rule)) return null;
+    // A rule of the fast path: the quick check accepted it, so its target is after the last `-j`.
+    const args = rule.args;
+    for (let a = args.length - 2; a >= 0; a--) {
+      if (args[a] === "-j") {
+        const name = args[a + 1] as string;
+        return { name, isChain: isChainName(name) };
+      }
+    }
+    return null;
+  }
+
+  /** Runs the block-wide checks of {@link checkTableStructure} on every table read. */
+  checkStructure(noflush: boolean): void {
+    for (let t = 0; t < this.tables.length; t++) {
+      const table = this.tables[t] as Table;
+      const lines = this.tableLines[t] as { chains: number[]; entries: number[] };
+      const found = checkTableStructure({
+        table,
+        chainLines: lines.chains,
+        entryLines: lines.entries,
+        backend: this.backend,
+        noflush,
+        targetOf: (rule) => this.targetOf(rule),
+      });
+      for (const f of found) this.problem(f.line, this.columnOf(f.line, f.token), f.message);
+    }
+  }
+
+  /** The 1-based column of a structure problem's token (only computed for a problem). */
+  columnOf(line: number, token: ProblemToken): number {
+    if (this.lineStarts === null) {
+      const starts = [0];
+      const text = this.text;
+      for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+      this.lineStarts = starts;
+    }
+    const start = this.lineStarts[line - 1] ?? 0;
+    const next = this.lineStarts[line];
+    const end = next === undefined ? this.text.length : next - 1;
+    const starts: number[] = [];
+    const declaration = token.kind === "declaration";
+    const tokens = tokenizeLine(this.text, declaration ? start + 1 : start, end, next !== undefined, starts);
+    let k = -1;
+    if (token.kind === "declaration") k = token.index;
+    else if (token.kind === "chain") {
+      k = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 2 : 1;
+    } else {
+      for (let a = tokens.length - 2; a >= 0; a--) {
+        if (JUMP_FLAGS.has(tokens[a] as string) && tokens[a + 1] === token.name) {
+          k = a + 1;
+          break;
+        }
+      }
+    }
+    const at = starts[k];
+    return at === undefined ? 1 : at - start + 1;
+  }
+
+  ruleProblem(p: PendingRule, message: string, argIndex: number): void {
+    this.failed.add(p.rule);
+    let column = 1;
+    if (argIndex >= 0) {
+      const starts: number[] = [];
+      tokenizeLine(this.text, p.lineStart, p.lineEnd, true, starts);
+      let token = argIndex;
+      if (p.countersAt >= 0 && argIndex >= p.countersAt) token += 3;
+      column = (starts[p.argOffset + token] ?? p.lineStart) - p.lineStart + 1;
+    }
+    this.problem(p.line, column, message);
+  }
+}
+
+/** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
+function utf8Length(text: string, start: number, end: number): number {
+  let bytes = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
+function isChainName(name: string): boolean {
+  return !VERDICTS.has(name) && !TARGET_EXTENSIONS.has(name) && !PASS_THROUGH_TARGETS.has(name);
+}
+
+/** The structure check's view of a canonical target. */
+function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
+  if (target === null || target.kind === "verdict") return null;
+  return { name: target.name, isChain: target.kind === "chain" };
+}
+
+/** Whether argv has an `-s`/`-d` value containing `:` (the family detection of {@link parseRules}). */
+function hasIPv6Address(args: readonly string[]): boolean {
+  for (let a = 0; a < args.length - 1; a++) {
+    const t = args[a] as string;
+    if (t.length > 1 && t.charCodeAt(0) === 45) {
+      if (
+        t === "-s" ||
+        t === "-d" ||
+        t === "--source" ||
+        t === "--destination" ||
+        t === "--src" ||
+        t === "--dst"
+      ) {
+        if ((args[a + 1] as string).indexOf(":") >= 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * Parses iptables-restore input or iptables-save output into a RuleSet, collecting problems.
+ *
+ * @param text - The text (`#` lines are skipped).
+ * @param options - Family (detected when absent) and backend.
+ * @returns The rule set and every problem (with 1-based line and column).
+ * @example
+ * const { ruleSet, problems } = parseRules("*nat\n:KUBE-X - [0:0]\n-A KUBE-X -p tcp --dport 99999 -j RETURN\nCOMMIT\n");
+ * problems[0] // { code: "PARSE", line: 3, column: 28, message: "invalid port/service `99999' specified", … }
+ */
+export function parseRules(text: string, options?: ParseOptions): ParseResult {
+  return parse(text, options, true);
+}
+
+/**
+ * {@link parseRules} without its fast paths: every line through {@link tokenizeLine} and every
+ * rule through the canonicalizer. Not public; the tests check that both give the same result.
+ *
+ * @internal
+ * @param text - The text.
+ * @param options - Family and backend.
+ * @returns What {@link parseRules} returns.
+ * @example
+ * parseRulesReference("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n").problems // []
+ */
+export function parseRulesReference(text: string, options?: ParseOptions): ParseResult {
+  return parse(text, options, false);
+}
+
+function parse(text: string, options: ParseOptions | undefined, fast: boolean): ParseResult {
+  const backend = options?.backend ?? "nft";
+  let parser = new Parser(text, backend, fast, options?.family !== "IPv6");
+  parser.run();
+  const family: IPFamily = options?.family ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
+  if (family === "IPv6" && parser.quickIPv4Rules > 0) {
+    // IPv4 addresses in an IPv6 rule set: those rules are wrong after all. Read the text again
+    // with the family known, so that they get the full check (and their problems).
+    parser = new Parser(text, backend, fast, false);
+    parser.run();
+  }
+  parser.checkRules(family);
+  parser.checkStructure(options?.noflush === true);
+  parser.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return { ruleSet: { family, tables: parser.tables }, problems: parser.problems };
+}
+
+/**
+ * {@link parseRules} that throws when there is any problem.
+ *
+ * @param text - The text.
+ * @param options - Family and backend.
+ * @returns The rule set.
+ * @throws KubeIptablesError listing every problem.
+ * @example
+ * parseRulesOrThrow("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n").tables[0]?.entries.length // 1
+ */
+export function parseRulesOrThrow(text: string, options?: ParseOptions): RuleSet {
+  const { ruleSet, problems } = parseRules(text, options);
+  if (problems.length > 0) throw new KubeIptablesError(problems);
+  return ruleSet;
+}

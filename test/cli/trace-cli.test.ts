@@ -1,0 +1,154 @@
+// `kube-iptables trace`: exit codes and output, from a cluster file and from a save dump.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { runTrace } from "../../src/cli/trace.js";
+import { UsageError } from "../../src/cli/usage.js";
+import { kubeProxyVector } from "../support/corpora.js";
+
+const dir = mkdtempSync(join(tmpdir(), "kit-trace-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const v = kubeProxyVector("kube-proxy", "feature-clusterip-3-endpoints");
+const clusterFile = join(dir, "cluster.json");
+writeFileSync(
+  clusterFile,
+  JSON.stringify({ config: v.config, services: v.services, endpointSlices: v.endpointSlices }),
+);
+const saveFile = join(dir, "rules.save");
+writeFileSync(saveFile, v.expected.save);
+const service = v.services[0] as { spec: { clusterIP: string; ports: { port: number }[] } };
+const dst = `${service.spec.clusterIP}:${service.spec.ports[0]?.port}`;
+
+async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    const code = await runTrace(argv);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+describe("kube-iptables trace", () => {
+  it("traces a cluster file: one line per endpoint, total 1", async () => {
+    const r = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp", "--brief"]);
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split("\n");
+    expect(lines.filter((l) => l.includes(" p=0.33333333")).length).toBe(3);
+    expect(lines.at(-1)).toBe("total p=1.000000000");
+  });
+
+  it("reads the protocol in either case, as Kubernetes (TCP) and iptables (tcp) spell it", async () => {
+    const lower = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "tcp"]);
+    const upper = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--proto", "TCP"]);
+    expect(upper.code).toBe(0);
+    expect(upper.out).toBe(lower.out);
+  });
+
+  it("traces a save dump the same way, as JSON", async () => {
+    const a = await capture([clusterFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+    const b = await capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"]);
+    expect(b.code).toBe(0);
+    const outcomes = (x: string) =>
+      (JSON.parse(x) as { outcomes: { summary: string }[] }).outcomes.map((o) => o.summary);
+    expect(outcomes(b.out)).toEqual(outcomes(a.out));
+    expect(JSON.parse(b.out).total.decimal).toBe("1.000000000");
+  });
+
+  it("prints a rule's control characters escaped: a comment in a dump cannot reach the terminal", async () => {
+    const dump = join(dir, "escape.save");
+    writeFileSync(
+      dump,
+      [
+        "*nat",
+        ":OUTPUT ACCEPT [0:0]",
+        ":KUBE-X - [0:0]",
+        "-A OUTPUT -j KUBE-X",
+        '-A KUBE-X -d 198.18.0.10/32 -p tcp -m comment --comment "web\u001b[2J" -m tcp --dport 80 -j DNAT --to-destination 198.18.0.20:8080',
+        "COMMIT",
+        "",
+      ].join("\n"),
+    );
+    const packet = [
+      dump,
+      "--src",
+      "198.18.0.1",
+      "--dst",
+      "198.18.0.10:80",
+      "--proto",
+      "tcp",
+      "--from",
+      "node",
+    ];
+    const r = await capture(packet);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('--comment "web\\u001b[2J"');
+    expect(r.out).not.toContain("\u001b");
+    // JSON keeps the text as it is (JSON.stringify escapes it on its own).
+    const json = await capture([...packet, "--format", "json"]);
+    expect(json.out).toContain("web\\u001b[2J");
+  });
+
+  it("usage errors throw UsageError (exit 2 in main)", async () => {
+    await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
+    await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(
+      UsageError,
+    );
+    await expect(
+      runTrace([clusterFile, "--src", "10.0.0.1", "--dst", dst, "--proto", "icmp"]),
+    ).rejects.toThrow(UsageError);
+    // A port outside 1-65535 is a bad flag value, like any other.
+    for (const [src, to] of [
+      ["10.0.0.1:65536", dst],
+      ["10.0.0.1:0", dst],
+      ["10.0.0.1", dst.replace(/:\d+$/, ":0")],
+    ])
+      await expect(runTrace([clusterFile, "--src", src as string, "--dst", to as string])).rejects.toThrow(
+        /1-65535/,
+      );
+  });
+
+  it("traces a cluster given as several files, or as a directory of them, as the one file", async () => {
+    const parts = mkdtempSync(join(dir, "parts-"));
+    writeFileSync(join(parts, "node.json"), JSON.stringify({ config: v.config }));
+    writeFileSync(join(parts, "services.json"), JSON.stringify({ services: v.services }));
+    writeFileSync(join(parts, "slices.json"), JSON.stringify({ endpointSlices: v.endpointSlices }));
+    const flags = ["--src", "10.244.0.5", "--dst", dst, "--format", "json"];
+    const whole = await capture([clusterFile, ...flags]);
+    const files = await capture([
+      join(parts, "node.json"),
+      join(parts, "services.json"),
+      join(parts, "slices.json"),
+      ...flags,
+    ]);
+    expect(files.err).toBe("");
+    expect(files.out).toBe(whole.out);
+    expect((await capture([parts, ...flags])).out).toBe(whole.out);
+    // A rules dump is traced alone: among several files it is named, not misread.
+    const mixed = await capture([parts, saveFile, ...flags]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.err).toBe(
+      `kube-iptables: ${saveFile}: iptables rules text, not a cluster file (Services and EndpointSlices)\n`,
+    );
+  });
+
+  it("bad input exits 2", async () => {
+    expect((await capture([join(dir, "missing.json"), "--src", "10.0.0.1", "--dst", dst])).code).toBe(2);
+    // A source of the other family is a bad flag value: named by its flag (exit 2 in main).
+    await expect(capture([clusterFile, "--src", "fd00::1", "--dst", dst])).rejects.toThrow(
+      "--src fd00::1: not an IPv4 address, as --dst is",
+    );
+  });
+});

@@ -1,0 +1,107 @@
+// createGenerator remembers each service port's text between full generations; whatever it
+// reuses, every call must print what a fresh generation prints.
+import { describe, expect, it } from "vitest";
+import { samePort } from "../../src/generate/same-port.js";
+import {
+  type ClusterModel,
+  createGenerator,
+  type Endpoint,
+  type Generator,
+  generateRestoreText,
+  type ServicePort,
+} from "../../src/index.js";
+import { modelFromInput } from "../../src/kube/to-model.js";
+import { randomCluster } from "../support/random-cluster.js";
+
+describe("createGenerator", () => {
+  /** Every call of one generator must print what a fresh one-shot generation prints. */
+  function expectFresh(generator: Generator, model: ClusterModel): void {
+    expect(generator.restoreText(model)).toBe(generateRestoreText(model));
+  }
+
+  it("reuses blocks only where nothing they depend on changed", () => {
+    for (let seed = 200; seed < 215; seed++) {
+      const generator = createGenerator();
+      const cluster = randomCluster(seed, { largeRate: seed % 5 === 0 ? 1 : 0.05 });
+      const model = modelFromInput(cluster);
+      expectFresh(generator, model);
+      // The same objects again, then the same content as new objects.
+      expectFresh(generator, model);
+      expectFresh(generator, modelFromInput(cluster));
+      // One port changed (a new object, as models are immutable), the rest kept.
+      const [first, ...rest] = model.servicePorts;
+      if (first !== undefined) {
+        const changed = { ...first, endpoints: first.endpoints.slice(1) };
+        expectFresh(generator, { ...model, servicePorts: [changed, ...rest] });
+      }
+      // Node settings that every block depends on.
+      expectFresh(generator, {
+        ...model,
+        config: { ...model.config, masqueradeAll: !model.config.masqueradeAll },
+      });
+      expectFresh(generator, { ...model, config: { ...model.config, profile: "v1.22" } });
+      // Another cluster entirely (often crossing the large-cluster threshold), then back.
+      expectFresh(generator, modelFromInput(randomCluster(seed + 1000, { family: model.config.ipFamily })));
+      expectFresh(generator, model);
+    }
+  });
+
+  it("follows the large-cluster switch of a model that grows past it", () => {
+    const model = modelFromInput(randomCluster(7));
+    const generator = createGenerator();
+    expectFresh(generator, model);
+    const port = model.servicePorts.find((p) => p.endpoints.length > 0);
+    expect(port).toBeDefined();
+    if (port === undefined) return;
+    // Enough copies of one port's endpoints to pass 1,000 in total; the other ports keep their
+    // objects, but their SEP rules lose their comments.
+    const many = Array.from({ length: 1001 }, (_, i) => ({
+      ...(port.endpoints[0] as (typeof port.endpoints)[number]),
+      ip: `10.${(i >> 8) & 255}.${i & 255}.7`,
+      endpoint: `10.${(i >> 8) & 255}.${i & 255}.7:${port.port}`,
+    }));
+    const grown = {
+      ...model,
+      servicePorts: model.servicePorts.map((p) => (p === port ? { ...p, endpoints: many } : p)),
+    };
+    expectFresh(generator, grown);
+    expectFresh(generator, model);
+  });
+});
+
+/** A different value of the same type. */
+function perturb(value: unknown): unknown {
+  if (typeof value === "string") return `${value}x`;
+  if (typeof value === "number") return value + 1;
+  if (typeof value === "boolean") return !value;
+  if (Array.isArray(value)) return [...value, "extra"];
+  throw new Error(`unexpected field type ${typeof value}`);
+}
+
+describe("samePort", () => {
+  // A port with every list non-empty, so that each field can be perturbed.
+  const model = modelFromInput(randomCluster(3));
+  const port = model.servicePorts.find((p) => p.endpoints.length > 0) as ServicePort;
+  const endpoint = port.endpoints[0] as Endpoint;
+
+  it("holds for equal data in new objects", () => {
+    expect(samePort(port, structuredClone(port))).toBe(true);
+  });
+
+  it.each(Object.keys(port).filter((k) => k !== "endpoints"))("sees a change of the port's %s", (key) => {
+    const changed = { ...port, [key]: perturb(port[key as keyof ServicePort]) } as ServicePort;
+    expect(samePort(port, changed)).toBe(false);
+    expect(samePort(changed, port)).toBe(false);
+  });
+
+  it.each(Object.keys(endpoint))("sees a change of an endpoint's %s", (key) => {
+    const changedEndpoint = { ...endpoint, [key]: perturb(endpoint[key as keyof Endpoint]) } as Endpoint;
+    const changed = { ...port, endpoints: [changedEndpoint, ...port.endpoints.slice(1)] };
+    expect(samePort(port, changed)).toBe(false);
+  });
+
+  it("sees an endpoint added or removed", () => {
+    expect(samePort(port, { ...port, endpoints: port.endpoints.slice(1) })).toBe(false);
+    expect(samePort(port, { ...port, endpoints: [...port.endpoints, endpoint] })).toBe(false);
+  });
+});

@@ -1,0 +1,284 @@
+import fc from "fast-check";
+import { describe, expect, it, test } from "vitest";
+import { type Backend, parseRules } from "../../src/index.js";
+import { tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
+import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "../../src/iptables/canonical/targets.js";
+import { parseRulesReference } from "../../src/iptables/parse/parse.js";
+import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
+import {
+  QUICK_UNKNOWN,
+  QUICK_VALID,
+  QUICK_VALID_IPV4,
+  quickCheckRule,
+} from "../../src/ir/canonical-quick.js";
+import type { IPFamily } from "../../src/ir/types.js";
+import { corpusDocuments, kubeProxyVector, specExamples } from "../support/corpora.js";
+import { applyWordEdits, wordEdits } from "../support/rule-mutations.js";
+
+const SEED = 20_251_122;
+
+/** Every rules text in the fixtures: any JSON string value starting with `*`, and the .txt examples. */
+function fixtureTexts(): { name: string; text: string }[] {
+  const out: { name: string; text: string }[] = [];
+  const visit = (name: string, value: unknown): void => {
+    if (typeof value === "string") {
+      if (value.startsWith("*")) out.push({ name, text: value });
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) visit(`${name}[${i}]`, v);
+    } else if (value !== null && typeof value === "object")
+      for (const [k, v] of Object.entries(value)) visit(`${name}.${k}`, v);
+  };
+  for (const { name, value } of corpusDocuments()) visit(name, value);
+  for (const { name, text } of specExamples()) out.push({ name: `spec-examples/${name}`, text });
+  return out;
+}
+
+const OPTIONS: ({ family?: IPFamily; backend?: Backend } | undefined)[] = [
+  undefined,
+  { family: "IPv4" },
+  { family: "IPv6" },
+  { backend: "legacy" },
+];
+
+function expectSameParse(text: string): void {
+  for (const options of OPTIONS) {
+    expect(parseRules(text, options)).toEqual(parseRulesReference(text, options));
+  }
+}
+
+describe("fast and reference paths agree", () => {
+  const texts = fixtureTexts();
+  it("finds the fixture texts", () => {
+    expect(texts.length).toBeGreaterThan(500);
+  });
+  it("on every fixture text, with and without family and backend", () => {
+    for (const { name, text } of texts) {
+      for (const options of OPTIONS) {
+        const fast = parseRules(text, options);
+        const reference = parseRulesReference(text, options);
+        expect({ name, ...fast }).toEqual({ name, ...reference });
+      }
+    }
+  });
+
+  // Lines near what kube-proxy writes, with tokens swapped for tricky ones: whatever the quick
+  // check accepts must be what the canonicalizer accepts, and every problem must be the same.
+  const POOL = [
+    ...(
+      "99999 0 010 80 65535 10.0.0.256 10.0.0.1/0 10.0.0.1/33 10.0.0.1/8 010.0.0.1 fd00::1 " +
+      "10.0.0.1,10.0.0.2 ! -m tcp udp sctp icmp --dport --sport -p -j -g DNAT MARK LOG MASQUERADE " +
+      "REJECT 0x1/0x2 0x 0x123456789 --or-mark --set-xmark --to-destination 10.0.0.1:0 " +
+      "10.0.0.1:8080 [fd00::1]:80 1.5 0.5 0. 1 random nth --mode --probability LOCAL BROADCAST " +
+      "NEW,BOGUS RELATED,ESTABLISHED -c --set-counters --comment KUBE-SVC-X ACCEPT + " +
+      "eth0 an-interface-name-too-long -s -d -i -o --random-fully --random --ctstate INVALID " +
+      "--src-type --dst-type --mark statistic conntrack addrtype mark comment -f --to recent --name " +
+      "--set --rcheck --seconds --reap --rsource --update 10800 --reject-with"
+    ).split(" "),
+    "",
+    '"a b"',
+    '"x\\"y"',
+    '"open',
+    "a\tb",
+  ];
+  const lines = texts
+    .flatMap(({ text }) => text.split("\n"))
+    .filter((l) => l.startsWith("-A "))
+    .filter((l, i, all) => all.indexOf(l) === i);
+  const mutation = fc.record({
+    line: fc.nat(lines.length - 1),
+    edits: wordEdits(POOL),
+    table: fc.constantFrom("filter", "nat"),
+  });
+  test("on mutated kube-proxy lines", () => {
+    fc.assert(
+      fc.property(mutation, ({ line, edits, table }) => {
+        const tokens = (lines[line] as string).split(" ");
+        applyWordEdits(tokens, edits, 2);
+        const text = `*${table}\n:${tokens[1]} - [0:0]\n${tokens.join(" ")}\n-A X -j ACCEPT\nCOMMIT\n`;
+        expectSameParse(text);
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+  });
+});
+
+describe("quickCheckRule", () => {
+  const argv = fc.array(
+    fc.constantFrom(
+      ...(
+        "-s -d 10.0.0.1 10.0.0.0/8 10.0.0.1/0 fd00::1 -i -o eth0 -p tcp udp sctp -m comment --comment " +
+        "statistic --mode random --probability 0.25 mark --mark 0x4000/0x4000 conntrack --ctstate NEW " +
+        "addrtype --dst-type LOCAL --dport --sport 80 ! -j KUBE-SVC-X ACCEPT DNAT --to-destination " +
+        "10.0.0.1:80 MARK --or-mark 0x4000 MASQUERADE --random-fully LOG REJECT recent --name --set " +
+        "--rcheck --seconds 10800 0 --reap --rsource --update -c a:b --source"
+      ).split(" "),
+      "x y",
+    ),
+    { maxLength: 14 },
+  );
+  test("accepts only what the canonicalizer accepts, in the families and on the backends it claims", () => {
+    fc.assert(
+      fc.property(argv, (args) => {
+        const verdict = quickCheckRule(args, true);
+        if (verdict === QUICK_UNKNOWN) return;
+        const families: IPFamily[] = verdict === QUICK_VALID ? ["IPv4", "IPv6"] : ["IPv4"];
+        for (const family of families)
+          for (const backend of ["nft", "legacy"] as const) {
+            expect(tryCanonicalizeRule(args, family, { backend })).toMatchObject({ ok: true });
+          }
+        // The parser skips family detection for accepted rules: no address flag before a `:`.
+        for (let a = 0; a + 1 < args.length; a++) {
+          if (["-s", "-d", "--source", "--destination", "--src", "--dst"].includes(args[a] as string))
+            expect(args[a + 1]).not.toContain(":");
+        }
+        // Without IPv4 addresses allowed, a rule holding one is never accepted.
+        expect(quickCheckRule(args, false)).toBe(verdict === QUICK_VALID ? QUICK_VALID : QUICK_UNKNOWN);
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+  });
+
+  it("may take KUBE-… targets for chains: no target extension has such a name", () => {
+    const names = [...TARGET_EXTENSIONS.keys(), ...PASS_THROUGH_TARGETS];
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.filter((n) => n.startsWith("KUBE-"))).toEqual([]);
+  });
+
+  it("reads kube-proxy's usual rules", () => {
+    const ok = (line: string): number => quickCheckRule(line.split(" "), true);
+    expect(ok("-m statistic --mode random --probability 0.1000000000 -j KUBE-SEP-P6I4QBKGAJXTVVEB")).toBe(
+      QUICK_VALID,
+    );
+    expect(ok("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe(QUICK_VALID_IPV4);
+    expect(ok("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(QUICK_VALID_IPV4);
+    expect(ok("-m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ")).toBe(
+      QUICK_VALID_IPV4,
+    );
+    expect(ok("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT")).toBe(QUICK_VALID);
+    expect(ok("-j MARK --or-mark 0x4000")).toBe(QUICK_VALID);
+    expect(ok("-m mark --mark 0x4000/0x4000 -j RETURN")).toBe(QUICK_VALID);
+    expect(ok("-j MASQUERADE --random-fully")).toBe(QUICK_VALID);
+    expect(ok("-m addrtype --dst-type LOCAL -j KUBE-NODEPORTS")).toBe(QUICK_VALID);
+    expect(ok("-m recent --name KUBE-SEP-X --rcheck --seconds 10800 --reap -j KUBE-SEP-X")).toBe(QUICK_VALID);
+    expect(ok("-m recent --name KUBE-SEP-X --set -m tcp -p tcp -j DNAT --to-destination 10.0.0.1:80")).toBe(
+      QUICK_VALID_IPV4,
+    );
+    expect(ok("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(QUICK_VALID_IPV4);
+  });
+
+  it("leaves everything else to the canonicalizer", () => {
+    const ok = (line: string): number => quickCheckRule(line.split(" "), true);
+    expect(ok("-p tcp --dport 99999 -j ACCEPT")).toBe(QUICK_UNKNOWN);
+    expect(ok("--dport 80 -p tcp -j ACCEPT")).toBe(QUICK_UNKNOWN); // no protocol yet: an error
+    expect(ok("-m tcp -p udp --dport 80")).toBe(QUICK_UNKNOWN); // the tcp match needs -p tcp
+    expect(ok("-m tcp -p tcp -m tcp --dport 80")).toBe(QUICK_UNKNOWN); // merged on nft only
+    expect(ok("! -s 0.0.0.0/0 -j DROP")).toBe(QUICK_UNKNOWN); // refused by nft only
+    expect(ok("-j DNAT --to-destination 10.0.0.1:80")).toBe(QUICK_UNKNOWN); // a port needs -p
+    expect(ok("-j LOG")).toBe(QUICK_UNKNOWN);
+    expect(ok("-m statistic --probability 0.5")).toBe(QUICK_UNKNOWN); // no --mode
+    expect(ok("-j KUBE-X -c 1 2")).toBe(QUICK_UNKNOWN);
+    expect(ok("-j REJECT --reject-with tcp-reset")).toBe(QUICK_UNKNOWN);
+    expect(ok("-m recent --name X --set --seconds 5")).toBe(QUICK_UNKNOWN); // --seconds needs --rcheck
+    expect(ok("-m recent --name X --rcheck --reap")).toBe(QUICK_UNKNOWN); // --reap needs --seconds
+  });
+
+  it("covers nearly every rule of a kube-proxy payload", () => {
+    // kube-proxy's own payload for a few hundred services.
+    const text = kubeProxyVector("kube-proxy", "large-1").expected.restore;
+    const rules = parseRules(text).ruleSet.tables.flatMap((t) => t.entries);
+    const unknown = rules.filter((r) => r.kind === "rule" && quickCheckRule(r.args, true) === QUICK_UNKNOWN);
+    expect(rules.length).toBeGreaterThan(100);
+    expect(unknown.length / rules.length).toBeLessThan(0.05);
+  });
+});
+
+describe("WordReader", () => {
+  test("reads plain lines as tokenizeLine does, and gives up on the others", () => {
+    const line = fc.array(fc.constantFrom("a", "-", "b", " ", " ", "\t", '"', "\\", "\r", "é"), {
+      maxLength: 24,
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (chars) => {
+        const text = chars.map((c) => c.join("")).join("\n");
+        // With the word cache (the parser) and without it (generateSaveText): the same words.
+        const reader = new WordReader(text);
+        const unshared = new WordReader(text, false);
+        let start = 0;
+        for (const c of chars) {
+          const end = start + c.length;
+          const count = reader.read(start, end);
+          expect(unshared.read(start, end)).toBe(count);
+          if (count >= 0) {
+            const words = reader.words.slice(0, count);
+            expect(words).toEqual(tokenizeLine(text, start, end, true));
+            expect(words).toEqual(tokenizeLine(text, start, end, false));
+            expect(unshared.words.slice(0, count)).toEqual(words);
+          }
+          start = end + 1;
+        }
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  it("reads a whole quoted argument", () => {
+    const text = '-m comment --comment "ns/svc:p cluster IP" -j X';
+    const reader = new WordReader(text);
+    const count = reader.read(0, text.length);
+    expect(reader.words.slice(0, count)).toEqual([
+      "-m",
+      "comment",
+      "--comment",
+      "ns/svc:p cluster IP",
+      "-j",
+      "X",
+    ]);
+    expect(new WordReader('a "b\\"c"').read(0, 8)).toBe(-1);
+    expect(new WordReader('a "b"c').read(0, 6)).toBe(-1);
+    expect(new WordReader("a\tb").read(0, 3)).toBe(-1);
+  });
+});
+
+describe("problems found on the fast path's lines keep their line and column", () => {
+  const text = [
+    "*nat",
+    ":KUBE-SVC-X - [0:0]",
+    ":KUBE-SEP-Y - [0:0]",
+    "-A KUBE-SVC-X -m statistic --mode random --probability 0.5000000000 -j KUBE-SEP-Y",
+    "-A KUBE-SEP-Y -m tcp -p tcp -j DNAT --to-destination 10.64.0.300:8080",
+    "-A KUBE-SEP-Y -s 10.64.0.1 -j KUBE-MARK-MASQ",
+    '-A KUBE-SVC-X -m comment --comment "a b" -m tcp -p tcp -d 10.96.0.1 --dport 99999 -j KUBE-SEP-Y',
+    "COMMIT",
+    "",
+  ].join("\n");
+  // A kube-proxy payload (KUBE-MARK-MASQ is not declared): read as iptables-restore --noflush.
+  const NOFLUSH = { noflush: true } as const;
+
+  it("in the IPv4 family", () => {
+    const { problems } = parseRules(text, NOFLUSH);
+    expect(problems.map((p) => [p.line, p.column, p.message])).toEqual([
+      [5, 54, "Bad IP address `10.64.0.300'"],
+      [7, 77, "invalid port/service `99999' specified"],
+    ]);
+    expect(parseRules(text, NOFLUSH)).toEqual(parseRulesReference(text, NOFLUSH));
+  });
+
+  it("when an IPv6 address makes the quickly accepted IPv4 rules wrong", () => {
+    const v6 = text.replace(
+      "-A KUBE-SEP-Y -s 10.64.0.1",
+      "-A KUBE-SEP-Y -s fd00::1 -j KUBE-MARK-MASQ\n-A KUBE-SEP-Y -s 10.64.0.1",
+    );
+    const result = parseRules(v6, NOFLUSH);
+    expect(result.ruleSet.family).toBe("IPv6");
+    // One line further down; in IPv6 the DNAT address, `-s` and `-d` are the first errors.
+    expect(result.problems.map((p) => [p.line, p.column])).toEqual([
+      [5, 54],
+      [7, 18],
+      [8, 59],
+    ]);
+    expect(result).toEqual(parseRulesReference(v6, NOFLUSH));
+    expect(parseRules(text, { family: "IPv6", noflush: true })).toEqual(
+      parseRulesReference(text, { family: "IPv6", noflush: true }),
+    );
+  });
+});

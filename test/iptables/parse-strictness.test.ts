@@ -1,0 +1,170 @@
+// One test per rule of iptables-restore that the parser now applies to a whole table block or a
+// whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
+import { describe, expect, it } from "vitest";
+import { type ParseOptions, parseRules } from "../../src/index.js";
+import { parseRulesReference } from "../../src/iptables/parse/parse.js";
+
+const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
+const nat = (...lines: string[]) => `*nat\n${lines.join("\n")}\nCOMMIT\n`;
+
+/** `line:column message` of every problem; the fast and the reference path must agree. */
+function problems(text: string, options: ParseOptions = {}): string[] {
+  const fast = parseRules(text, options);
+  expect(fast).toEqual(parseRulesReference(text, options));
+  return fast.problems.map((p) => `${p.line}:${p.column} ${p.message}`);
+}
+
+describe("chains a rule names must be declared above it (without --noflush)", () => {
+  it("-A to an undeclared chain, pointing at the chain", () => {
+    expect(problems(filter("-A KUBE-NOPE -j ACCEPT"))).toEqual([
+      "2:4 chain `KUBE-NOPE' does not exist in table filter (no `:KUBE-NOPE' line above)",
+    ]);
+  });
+  it("-A to a chain declared below, or to another table's built-in chain", () => {
+    expect(problems(filter("-A X -j ACCEPT", ":X - [0:0]"))).toHaveLength(1);
+    expect(problems(nat("-A FORWARD -j ACCEPT"))).toHaveLength(1);
+  });
+  it("a jump or goto to an undeclared chain, pointing at the target", () => {
+    expect(problems(filter(":X - [0:0]", "-A X -m comment --comment x -j NOPE"))).toEqual([
+      "3:32 Couldn't load target `NOPE': no chain of that name is declared above in table filter",
+    ]);
+    expect(problems(filter("-A INPUT -g NOPE"))).toEqual([
+      "2:13 Couldn't load target `NOPE': no chain of that name is declared above in table filter",
+    ]);
+  });
+  it("a jump to a chain declared below, or deleted above", () => {
+    expect(problems(filter("-A INPUT -j X", ":X - [0:0]"))).toHaveLength(1);
+    expect(problems(filter(":X - [0:0]", "-X X", "-A INPUT -j X"))).toHaveLength(1);
+  });
+  it("a jump to a built-in chain", () => {
+    expect(problems(filter("-A INPUT -j OUTPUT"))).toEqual([
+      "2:13 Couldn't load target `OUTPUT': a built-in chain cannot be a jump target",
+    ]);
+  });
+  it("accepts chains made by -N, and targets that are extensions, not chains", () => {
+    expect(
+      problems(filter("-N X", "-A INPUT -j X", "-A X -j LOG --log-prefix x", "-A X -j NFQUEUE")),
+    ).toEqual([]);
+  });
+  it("with noflush, chains the kernel may hold are not refused, other rules still are", () => {
+    const text = nat("-A KUBE-SERVICES -j KUBE-SVC-X", "-A PREROUTING -j REJECT");
+    expect(problems(text, { noflush: true })).toEqual([
+      "3:18 target REJECT is only valid in the filter table, not in nat",
+    ]);
+    expect(problems(text)).toHaveLength(2);
+  });
+  it("an ordinary iptables-save dump (chain lines first) has no problem", () => {
+    const dump = nat(
+      ":PREROUTING ACCEPT [10:600]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+      ":DOCKER - [0:0]",
+      ":KUBE-SERVICES - [0:0]",
+      "-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER",
+      "-A PREROUTING -j KUBE-SERVICES",
+      "-A POSTROUTING -s 172.17.0.0/16 ! -o docker0 -j MASQUERADE",
+      "-A DOCKER -i docker0 -j RETURN",
+    );
+    expect(problems(dump)).toEqual([]);
+  });
+});
+
+describe("chain lines", () => {
+  it("a built-in chain's policy is ACCEPT or DROP (or -)", () => {
+    expect(problems(filter(":INPUT RETURN [0:0]"))).toEqual([
+      "2:8 Can't set policy `RETURN' on `INPUT': Bad policy name",
+    ]);
+    expect(problems(filter(":INPUT - [0:0]", ":FORWARD DROP [0:0]", ":FORWARD ACCEPT [1:2]"))).toEqual([]);
+  });
+  it("legacy refuses a user chain's policy and a second declaration; nft ignores both", () => {
+    const text = filter(":X ACCEPT [0:0]", ":Y - [0:0]", ":Y - [0:0]");
+    expect(problems(text, { backend: "legacy" })).toEqual([
+      "2:4 Can't set policy `ACCEPT' on `X': Bad built-in chain name",
+      "4:2 error creating chain 'Y': File exists",
+    ]);
+    expect(problems(text, { backend: "nft" })).toEqual([]);
+  });
+  it("counters are not read (iptables-restore without --counters): any text there loads", () => {
+    expect(problems(filter(":INPUT ACCEPT [x:6]", ":X - [0:0]\r", ":Y - [5:6 more"))).toEqual([]);
+    expect(parseRules(filter(":INPUT ACCEPT [5:6]")).ruleSet.tables[0]?.chains[0]?.counters).toEqual({
+      packets: 5n,
+      bytes: 6n,
+    });
+  });
+});
+
+describe("a rule's counters prefix", () => {
+  it("is skipped up to its ], whatever it holds, before any command", () => {
+    expect(problems(filter("[x:6] -A INPUT -j ACCEPT", "[1:2] -N X"))).toEqual([]);
+  });
+  it("needs its ], and nothing glued after it", () => {
+    expect(problems(filter("[5:6 -A INPUT -j ACCEPT"))).toEqual(["2:1 Bad line 2: need ]"]);
+    expect(problems(filter("[5:6]x -A INPUT -j ACCEPT"))).toEqual(["2:6 Bad argument `x'"]);
+  });
+});
+
+describe("targets outside their table or hooks", () => {
+  it("REJECT only in filter", () => {
+    expect(problems(nat("-A PREROUTING -j REJECT"))).toEqual([
+      "2:18 target REJECT is only valid in the filter table, not in nat",
+    ]);
+    expect(problems("*mangle\n-A INPUT -j REJECT\nCOMMIT\n")).toHaveLength(1);
+    expect(problems(filter("-A INPUT -j REJECT"))).toEqual([]);
+  });
+  it("NAT targets only in nat, and only at their hooks", () => {
+    expect(problems(filter("-A INPUT -j SNAT --to-source 198.18.0.1"))).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING -j MASQUERADE"))).toEqual([
+      "2:18 target MASQUERADE is only valid in POSTROUTING; chain PREROUTING is reached from PREROUTING",
+    ]);
+    expect(problems(nat("-A POSTROUTING -j DNAT --to-destination 198.18.0.1"))).toHaveLength(1);
+    expect(problems(nat("-A INPUT -j SNAT --to-source 198.18.0.1", "-A OUTPUT -j REDIRECT"))).toEqual([]);
+  });
+  it("a user chain is judged by the hooks that reach it, through other chains", () => {
+    const text = nat(":X - [0:0]", ":Y - [0:0]", "-A X -j Y", "-A Y -j MASQUERADE", "-A POSTROUTING -j X");
+    expect(problems(text)).toEqual([]);
+    expect(problems(`${text.replace("COMMIT\n", "")}-A OUTPUT -j X\nCOMMIT\n`)).toEqual([
+      "5:9 target MASQUERADE is only valid in POSTROUTING; chain Y is reached from OUTPUT",
+    ]);
+    expect(problems(nat(":X - [0:0]", "-A X -j MASQUERADE"))).toEqual([]);
+  });
+  it("raw-only and mangle-only targets", () => {
+    expect(problems(filter("-A INPUT -j CT --notrack"))).toHaveLength(1);
+    expect(problems("*raw\n-A PREROUTING -j CT --notrack\nCOMMIT\n")).toEqual([]);
+  });
+});
+
+describe("iptables-restore's line and argument limits", () => {
+  const lineOf = (bytes: number) => `-A INPUT${" ".repeat(bytes - 17)}-j ACCEPT`;
+  it("a line of up to 10239 bytes; longer ones are cut by fgets", () => {
+    expect(problems(filter(lineOf(10239)))).toEqual([]);
+    expect(problems(filter(lineOf(10240)))).toEqual([
+      "2:1 line is longer than iptables-restore reads (10239 bytes): it would be cut in two",
+    ]);
+  });
+  it("counts UTF-8 bytes, not characters", () => {
+    const comment = (s: string) => filter(`-A INPUT -m comment --comment "${s}" -j ACCEPT`);
+    expect(problems(comment(`${"é".repeat(511)}a`))).toEqual([]);
+    expect(problems(comment("é".repeat(512)))).toEqual([
+      "2:31 Parameter too long! (iptables-restore reads arguments of at most 1023 bytes)",
+    ]);
+    expect(problems(comment("a".repeat(1024)))).toHaveLength(1);
+  });
+  it("at most 251 arguments on a line (a counters prefix aside)", () => {
+    const words = (n: number) =>
+      [
+        "-A INPUT",
+        ...Array.from({ length: (n - 4) / 4 }, (_, i) => `-m comment --comment c${i}`),
+        "-j ACCEPT",
+      ].join(" ");
+    expect(problems(filter(`[1:2] ${words(248)}`))).toEqual([]);
+    expect(problems(filter(words(252)))[0]).toMatch(/^2:\d+ Parser cannot handle more arguments/);
+  });
+  it("a NUL ends what iptables-restore reads of a line", () => {
+    expect(problems(filter("-A INPUT -j ACCEPT\u0000 garbage"))).toEqual([]);
+    expect(parseRules(filter("-A INPUT -j ACCEPT\u0000 -j DROP")).ruleSet.tables[0]?.entries).toEqual([
+      { kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "ACCEPT"] },
+    ]);
+    expect(problems(filter("-A\u0000 INPUT -j ACCEPT"))).toHaveLength(1);
+  });
+});

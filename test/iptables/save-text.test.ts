@@ -1,0 +1,555 @@
+import fc from "fast-check";
+import { describe, expect, it, test } from "vitest";
+import { createContext } from "../../src/generate/context.js";
+import { buildServicePortText } from "../../src/generate/service-port.js";
+import {
+  type Backend,
+  type ClusterInput,
+  type ClusterModel,
+  formatSave,
+  type GenerateOptions,
+  generateRules,
+  generateSaveText,
+  generateState,
+  type Profile,
+  parseRules,
+  type ServicePort,
+} from "../../src/index.js";
+import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
+import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
+import { compareChainNames, sortByChainName, sortChainNames } from "../../src/ir/chain-sort.js";
+import { appendQuickSaveLine, quickSaveLine } from "../../src/ir/save-quick.js";
+import type { IPFamily } from "../../src/ir/types.js";
+import { modelFromInput } from "../../src/kube/to-model.js";
+import { corpusDocuments, kubeProxyVector } from "../support/corpora.js";
+import { randomCluster } from "../support/random-cluster.js";
+import { applyWordEdits, wordEdits } from "../support/rule-mutations.js";
+import { natChainsOf } from "../support/rule-sets.js";
+
+const SEED = 20_260_122;
+const PROFILES: readonly Profile[] = ["v1.30", "v1.32", "latest", "v1.22"];
+
+function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: Backend } = {}): string {
+  const text = generateSaveText(model, options);
+  const reference = formatSave(generateState(model, options), { backend: options.backend ?? "nft" });
+  expect(text).toBe(reference);
+  return text;
+}
+
+describe("generateSaveText, fixture clusters", () => {
+  it("matches the real kernel's save on a vector", () => {
+    const v = kubeProxyVector("kube-proxy", "large-1");
+    // The vector's `save` is what iptables-save printed after kube-proxy's payload was restored.
+    expect(v.expected.save.length).toBeGreaterThan(0);
+    const text = expectSame(modelFromInput(v as unknown as ClusterInput));
+    expect(text.split("\n").filter((l) => l.startsWith("-A ")).length).toBeGreaterThan(100);
+  });
+});
+
+describe("generateSaveText, random clusters", () => {
+  // Enough seeds for IPv6, large-cluster mode and every service type to come up.
+  it.each(Array.from({ length: 40 }, (_, i) => i + 1))("seed %i", (seed) => {
+    const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
+    for (const profile of PROFILES) expectSame(modelFromInput(cluster, { config: { profile } }));
+    expectSame(modelFromInput(cluster), { backend: "legacy" });
+  });
+
+  it("deletes the same stale chains when given the kernel's chains", () => {
+    let deleted = 0;
+    for (let seed = 100; seed < 110; seed++) {
+      const before = modelFromInput(randomCluster(seed));
+      const after = modelFromInput(randomCluster(seed + 50, { family: before.config.ipFamily }));
+      const existingChains = [...natChainsOf(generateRules(before)), "KUBE-MARK-DROP", "OTHER-CHAIN"];
+      expectSame(after, { existingChains });
+      const nat = generateRules(after, { existingChains }).tables.find((t) => t.name === "nat");
+      deleted += nat?.entries.filter((e) => e.kind === "chain" && e.op === "-X").length ?? 0;
+    }
+    expect(deleted).toBeGreaterThan(0);
+  });
+
+  it("overrides traits as generateState does", () => {
+    const model = modelFromInput(randomCluster(7), { config: { profile: "v1.32" } });
+    expectSame(model, { traits: { nfacctCounters: false, paddedMark: false } });
+  });
+
+  it("prints a chain two service ports share as the reference does (a model built by hand)", () => {
+    // Two ports of one name and protocol declare the same chains: generateSaveText finds the
+    // shared name when it sorts, and prints again with every chain indexed by name.
+    for (let seed = 1; seed <= 6; seed++) {
+      const model = modelFromInput(randomCluster(seed));
+      const port = model.servicePorts.find((p) => p.endpoints.length > 0);
+      if (port === undefined) continue;
+      expectSame({ ...model, servicePorts: [...model.servicePorts, { ...port, clusterIP: port.clusterIP }] });
+    }
+  });
+
+  it("handles a model without service ports", () => {
+    const model = modelFromInput(randomCluster(1));
+    expectSame({ ...model, servicePorts: [] });
+  });
+});
+
+/** A port's block both ways: restore lines only, and with the endpoint rules in save form. */
+function bothWays(model: ClusterModel, portIndex: number): { restore: string; rest: string; runs: string[] } {
+  const ctx = createContext(model);
+  const port = model.servicePorts[portIndex] as ServicePort;
+  const runs: string[] = [];
+  const restore = buildServicePortText(port, ctx).natChainRules;
+  const rest = buildServicePortText(port, ctx, runs).natChainRules;
+  return { restore, rest, runs };
+}
+
+/** The lines of `text`, each without its newline. */
+function linesOf(text: string): string[] {
+  return text === "" ? [] : text.slice(0, -1).split("\n");
+}
+
+describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
+  // Each save line must be what the quick printer makes of the restore line it replaces, and
+  // the rules it leaves in the block must be the restore block's first ones.
+  it.each(Array.from({ length: 30 }, (_, i) => i + 1))("seed %i", (seed) => {
+    const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
+    let written = 0;
+    let endpoints = 0;
+    for (const profile of ["v1.30", "v1.32", "latest"] as const) {
+      const model = modelFromInput(cluster, { config: { profile } });
+      for (const port of model.servicePorts) endpoints += port.endpoints.length;
+      for (let i = 0; i < model.servicePorts.length; i++) {
+        const { restore, rest, runs } = bothWays(model, i);
+        if (runs.length === 0) {
+          expect(rest).toBe(restore);
+          continue;
+        }
+        expect(restore.startsWith(rest)).toBe(true);
+        const replaced = linesOf(restore.slice(rest.length));
+        const printed: string[] = [];
+        for (let r = 0; r < runs.length; r += 2) {
+          for (const line of linesOf(runs[r + 1] as string)) {
+            expect(line.startsWith(`-A ${runs[r]} `)).toBe(true);
+            printed.push(line);
+          }
+        }
+        const expected = replaced.map((line) => {
+          const argv = tokenizeLine(line, 0, line.length, false);
+          return quickSaveLine(argv[1] as string, argv, 2, argv.length, model.config.ipFamily);
+        });
+        expect(printed).toEqual(expected);
+        written += printed.length;
+      }
+    }
+    // A cluster with endpoints has some written in save form (some random clusters have none).
+    if (endpoints > 0) expect(written).toBeGreaterThan(0);
+  });
+
+  /** A one-port model of a random cluster's first port with endpoints, changed by `edit`. */
+  function editedModel(edit: (port: ServicePort) => ServicePort): ClusterModel {
+    const model = modelFromInput(randomCluster(3, { family: "IPv4" }));
+    const port = model.servicePorts.find((p) => p.endpoints.length > 1) as ServicePort;
+    return { ...model, servicePorts: [edit(port)] };
+  }
+
+  it.each([
+    ["a quote in the namespace", (p: ServicePort) => ({ ...p, namespace: "o'brien" })],
+    ["a blank in the port name", (p: ServicePort) => ({ ...p, portName: "a b" })],
+    ["a fractional affinity timeout", (p: ServicePort) => ({ ...p, stickyMaxAgeSeconds: 1.5 })],
+    [
+      "an endpoint that is a range",
+      (p: ServicePort) => ({
+        ...p,
+        endpoints: p.endpoints.map((e, i) =>
+          i === 0 ? { ...e, endpoint: `${e.ip}-${e.ip}:${e.endpoint.split(":")[1]}` } : e,
+        ),
+      }),
+    ],
+  ])("declines %s, and the text is still the reference's", (_, edit) => {
+    const model = editedModel(edit);
+    expect(bothWays(model, 0).runs).toEqual([]);
+    try {
+      expectSame(model);
+    } catch (error) {
+      // What iptables would refuse is refused the same way on both paths.
+      expect(() => formatSave(generateState(model))).toThrow((error as Error).message);
+    }
+  });
+
+  it.each([
+    ["a name too long for a comment", (p: ServicePort) => ({ ...p, namespace: "n".repeat(300) })],
+    [
+      "IPv4 endpoints written as CIDRs",
+      (p: ServicePort) => ({ ...p, endpoints: p.endpoints.map((e) => ({ ...e, ip: `${e.ip}/32` })) }),
+    ],
+    ["session affinity", (p: ServicePort) => ({ ...p, stickyMaxAgeSeconds: 10800 })],
+  ])("writes %s as the kernel prints it", (_, edit) => {
+    const model = editedModel(edit);
+    expect(bothWays(model, 0).runs.length).toBeGreaterThan(0);
+    expectSame(model);
+  });
+
+  // The writer takes an IPv6 endpoint's address as written only when inet_ntop would print it
+  // so; every other spelling must come out as the general printer makes it.
+  it.each([
+    ["canonical", "fd00:10:244::7"],
+    ["a single zero group, not compressed", "fd00:0:1:2:3:4:5:6"],
+    ["the first of two equal zero runs compressed", "fd00::1:0:0:2"],
+    ["a trailing zero run", "fd00:1::"],
+    ["IPv4-compatible, which inet_ntop dots", "::a00:1"],
+    ["IPv4-compatible with a zero high word", "::1"],
+    ["IPv4-mapped", "::ffff:a00:1"],
+    ["upper case", "FD00::A"],
+    ["leading zeros", "fd00::00a"],
+    ["an uncompressed zero run", "fd00:0:0:0:0:0:0:a"],
+    ["a dotted tail", "fd00::10.0.0.1"],
+  ])("writes an IPv6 endpoint address %s (%s) as the kernel prints it", (_, ip) => {
+    const model = modelFromInput(randomCluster(1, { family: "IPv6" }));
+    const source = model.servicePorts.find((p) => p.endpoints.length > 1) as ServicePort;
+    expect(source).toBeDefined();
+    const port: ServicePort = {
+      ...source,
+      endpoints: source.endpoints.map((e, i) =>
+        i === 0
+          ? { ...e, ip, endpoint: `[${ip}]:${e.port}`, ready: true, serving: true, terminating: false }
+          : e,
+      ),
+    };
+    const edited = { ...model, servicePorts: [port] };
+    const { restore, rest, runs } = bothWays(edited, 0);
+    expect(runs.length).toBeGreaterThan(0);
+    const printed = runs.flatMap((text, r) => (r % 2 === 1 ? linesOf(text) : []));
+    const expected = linesOf(restore.slice(rest.length)).map((line) => {
+      const argv = tokenizeLine(line, 0, line.length, false);
+      return quickSaveLine(argv[1] as string, argv, 2, argv.length, "IPv6");
+    });
+    expect(printed).toEqual(expected);
+    expect(printed.some((line) => line.includes(" -s "))).toBe(true);
+    expectSame(edited);
+  });
+});
+
+/** Every `-A` line of the fixture texts (restore inputs and saves), once each. */
+function fixtureRuleLines(): string[] {
+  const lines = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      if (!value.startsWith("*")) return;
+      for (const line of value.split("\n")) if (line.startsWith("-A ")) lines.add(line);
+    } else if (Array.isArray(value)) for (const v of value) visit(v);
+    else if (value !== null && typeof value === "object") for (const v of Object.values(value)) visit(v);
+  };
+  for (const { value } of corpusDocuments()) visit(value);
+  return [...lines];
+}
+
+/**
+ * What quickSaveLine prints must be what the canonicalizer prints, in every family and on both
+ * backends; and where it declines, nothing may have been pushed.
+ */
+function expectAgrees(chain: string, args: readonly string[]): number {
+  let printed = 0;
+  for (const family of ["IPv4", "IPv6"] as IPFamily[]) {
+    const line = quickSaveLine(chain, args, 0, args.length, family);
+    const out = ["kept"];
+    expect(appendQuickSaveLine(out, chain, args, 0, args.length, family)).toBe(line !== null);
+    if (line === null) {
+      expect(out).toEqual(["kept"]);
+      continue;
+    }
+    expect(out.slice(1).join("")).toBe(line);
+    printed++;
+    for (const backend of ["nft", "legacy"] as Backend[]) {
+      const c = tryCanonicalizeRule(args, family, { backend });
+      expect({ args, family, backend, ok: c.ok }).toEqual({ args, family, backend, ok: true });
+      if (c.ok) expect(line).toBe(formatCanonicalRule(chain, c.rule));
+    }
+  }
+  return printed;
+}
+
+describe("quickSaveLine", () => {
+  const lines = fixtureRuleLines();
+
+  it("prints every fixture rule it takes as the canonicalizer does", () => {
+    expect(lines.length).toBeGreaterThan(1000);
+    let printed = 0;
+    for (const line of lines) {
+      const argv = tokenizeLine(line, 0, line.length, false);
+      printed += expectAgrees(argv[1] as string, argv.slice(2));
+    }
+    // The fast path is actually taken for most of them.
+    expect(printed).toBeGreaterThan(lines.length / 2);
+  });
+
+  // Fixture lines with tokens swapped for tricky ones.
+  const POOL = [
+    ...(
+      "99999 0 010 80 65535 10.0.0.256 10.0.0.1/0 10.0.0.1/33 10.0.0.1/8 10.0.0.5/24 010.0.0.1 fd00::1 " +
+      "fd00::5/64 FD00:0::1 10.0.0.1,10.0.0.2 ! -m tcp udp sctp icmp --dport --sport -p -j -g DNAT " +
+      "MARK LOG MASQUERADE REJECT --to-destination 10.0.0.1:0 10.0.0.1:8080 10.0.0.1 [fd00::1]:80 " +
+      "[fd00::1] fd00::1:80 10.0.0.1-10.0.0.2:80 0.5 0. 1 0.0000000001 random nth --mode --probability " +
+      "LOCAL local BROADCAST UNICAST,LOCAL --comment KUBE-SVC-X ACCEPT + eth0 an-interface-name-too-long " +
+      "-s -d -i -o --random-fully --src-type --dst-type statistic addrtype comment recent --name --set " +
+      "--rcheck --seconds --reap --rsource --rdest --update 10800 --reject-with --source"
+    ).split(" "),
+    "",
+    "a b",
+    'x"y',
+    "it's",
+    "é",
+    "x".repeat(300),
+  ];
+  const mutation = fc.record({ line: fc.nat(lines.length - 1), edits: wordEdits(POOL) });
+  test("agrees with the canonicalizer on mutated fixture rules", () => {
+    fc.assert(
+      fc.property(mutation, ({ line, edits }) => {
+        const argv = tokenizeLine(lines[line] as string, 0, (lines[line] as string).length, false);
+        const tokens = argv.slice(2);
+        applyWordEdits(tokens, edits);
+        expectAgrees(argv[1] as string, tokens);
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  test("agrees with the canonicalizer on random argv", () => {
+    const argv = fc.array(
+      fc.constantFrom(
+        ...(
+          "-s -d 10.0.0.1 10.0.0.0/8 10.0.0.1/0 fd00::1 fd00::/64 -i -o eth0 -p tcp udp sctp -m comment " +
+          "--comment statistic --mode random --probability 0.25 0.3333333333 addrtype --dst-type --src-type " +
+          "LOCAL --dport --sport 80 53 ! -j KUBE-SVC-X ACCEPT DNAT --to-destination 10.0.0.1:80 [fd00::1]:80 " +
+          "REJECT recent --name --set --rcheck --seconds 10800 --reap --rsource mark --mark 0x4000"
+        ).split(" "),
+        "x y",
+      ),
+      { maxLength: 14 },
+    );
+    fc.assert(
+      fc.property(argv, (args) => {
+        expectAgrees("KUBE-X", args);
+      }),
+      { seed: SEED, numRuns: 20_000 },
+    );
+  });
+
+  it("prints kube-proxy's usual rules", () => {
+    const print = (line: string, family: IPFamily = "IPv4"): string | null => {
+      const args = line.split(" ");
+      return quickSaveLine("X", args, 0, args.length, family);
+    };
+    expect(print("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe("-A X -s 10.64.0.10/32 -j KUBE-MARK-MASQ");
+    expect(print("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(
+      "-A X -p tcp -m tcp -j DNAT --to-destination 10.64.0.10:8080",
+    );
+    expect(print("-m statistic --mode random --probability 0.0227272727 -j KUBE-SEP-A")).toBe(
+      "-A X -m statistic --mode random --probability 0.02272727247 -j KUBE-SEP-A",
+    );
+    expect(print("-m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ")).toBe(
+      "-A X ! -s 10.64.0.0/10 -d 10.96.0.10/32 -p tcp -m tcp --dport 80 -j KUBE-MARK-MASQ",
+    );
+    expect(
+      print("-m recent --name KUBE-SEP-A --set -m tcp -p tcp -j DNAT --to-destination [fd00::a]:80", "IPv6"),
+    ).toBe(
+      "-A X -p tcp -m recent --set --name KUBE-SEP-A --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource -m tcp -j DNAT --to-destination [fd00::a]:80",
+    );
+    expect(print("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(
+      "-A X -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable",
+    );
+  });
+
+  it("leaves everything else to the canonicalizer", () => {
+    const print = (line: string): string | null => {
+      const args = line.split(" ");
+      return quickSaveLine("X", args, 0, args.length, "IPv4");
+    };
+    expect(print("-m mark --mark 0x4000/0x4000 -j RETURN")).toBeNull(); // not a shape it prints
+    expect(print("-j MARK --or-mark 0x4000")).toBeNull();
+    expect(print("-s 10.0.0.1,10.0.0.2 -j DROP")).toBeNull(); // several kernel rules
+    expect(print("! -s 0.0.0.0/0 -j DROP")).toBeNull(); // refused by nft only
+    expect(print("-p tcp --dport 99999 -j ACCEPT")).toBeNull(); // invalid
+    expect(print("-m tcp -p tcp -m tcp --dport 80")).toBeNull(); // merged on nft only
+  });
+
+  it("covers nearly every rule of a kube-proxy payload", () => {
+    const text = kubeProxyVector("kube-proxy", "large-1").expected.restore;
+    const rules = parseRules(text).ruleSet.tables.flatMap((t) => t.entries);
+    let declined = 0;
+    for (const r of rules)
+      if (r.kind === "rule" && quickSaveLine(r.chain, r.args, 0, r.args.length, "IPv4") === null) declined++;
+    expect(rules.length).toBeGreaterThan(100);
+    expect(declined / rules.length).toBeLessThan(0.05);
+  });
+});
+
+describe("sortChainNames", () => {
+  test("sorts as compareChainNames does, surrogates included", () => {
+    const name = fc.array(
+      fc.constantFrom("A", "B", "a", "-", "_", "K", "é", "\uffff", "\ud83d\ude00", "\ue000"),
+      {
+        maxLength: 6,
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          name.map((c) => c.join("")),
+          { maxLength: 40 },
+        ),
+        (names) => {
+          const sorted = sortChainNames(names.slice());
+          expect(sorted).toEqual(names.slice().sort(compareChainNames));
+        },
+      ),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+
+  // Without a surrogate the names take the radix quicksort (ranges above 16 names): long shared
+  // prefixes, names that are prefixes of others, duplicates, the empty name.
+  const plainName = fc
+    .array(fc.constantFrom("K", "U", "B", "E", "-", "_", "a", "é", "0", "7"), { maxLength: 9 })
+    .map((c) => c.join(""));
+  const names = fc.array(
+    fc.oneof(
+      plainName,
+      plainName.map((n) => `KUBE-SEP-${n}`),
+    ),
+    // "max": fast-check's default size keeps arrays short, below the radix path.
+    { maxLength: 300, size: "max" },
+  );
+
+  test("sorts plain names as compareChainNames does", () => {
+    fc.assert(
+      fc.property(names, (list) => {
+        expect(sortChainNames(list.slice())).toEqual(list.slice().sort(compareChainNames));
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
+  // Hundreds of hashed names (any prefix + 16 base32 characters) take the numeric-key sort: names
+  // that tie on their first six hash characters, near misses (15 or 17 characters, lower case,
+  // `0`, `1`, `8`, other prefixes), fixed chains and duplicates mixed in; kube-proxy's prefixes
+  // alone (ranked in whatever order they first appear), more than eight prefixes, and prefixes
+  // that begin others (which must not be sorted by prefix).
+  const base32 = fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".split(""));
+  const hashPart = (length: number) => fc.array(base32, { minLength: length, maxLength: length });
+  const prefix = fc.constantFrom("KUBE-EXT-", "KUBE-FW-", "KUBE-SEP-", "KUBE-SVC-", "KUBE-SVL-", "KUBE-XLB-");
+  const hashedWith = (prefixes: fc.Arbitrary<string>) =>
+    fc
+      .tuple(
+        prefixes,
+        fc.boolean(),
+        fc.constantFrom("AAAAAA", "AAAAA2", "ZZZZZZ", "777777"),
+        hashPart(6),
+        hashPart(10),
+      )
+      .map(([p, tie, head, random, tail]) => `${p}${tie ? head : random.join("")}${tail.join("")}`);
+  const hashedName = hashedWith(prefix);
+  const nearMiss = fc.oneof(
+    fc.tuple(prefix, hashPart(15)).map(([p, h]) => `${p}${h.join("")}`),
+    fc.tuple(prefix, hashPart(17)).map(([p, h]) => `${p}${h.join("")}`),
+    fc
+      .tuple(prefix, hashPart(15), fc.constantFrom("a", "0", "1", "8", "-", "é"))
+      .map(([p, h, c]) => `${p}${h.join("")}${c}`),
+    fc
+      .tuple(fc.constantFrom("KUBE-SEX-", "KUBE-FW", "KUBE-SEP", "KUBE-FWW-", "KUBE-XLC-"), hashPart(16))
+      .map(([p, h]) => `${p}${h.join("")}`),
+    fc.constantFrom("KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-MARK-MASQ", "KUBE-POSTROUTING", "DOCKER", ""),
+  );
+  const fixed = fc.constantFrom("KUBE-SERVICES", "KUBE-NODEPORTS", "KUBE-MARK-MASQ", "KUBE-POSTROUTING", "");
+  const notHashed = fc.oneof(
+    fixed,
+    fc.tuple(prefix, hashPart(14)).map(([p, h]) => `${p}${h.join("")}`),
+    fc
+      .tuple(prefix, hashPart(15), fc.constantFrom("a", "0", "1", "8", "-", "é"))
+      .map(([p, h, c]) => `${p}${h.join("")}${c}`),
+  );
+  const hundreds = { minLength: 250, maxLength: 1200 };
+  const manyHashed = fc.oneof(
+    fc.array(fc.oneof({ weight: 8, arbitrary: hashedName }, { weight: 2, arbitrary: nearMiss }), hundreds),
+    fc.array(fc.oneof({ weight: 9, arbitrary: hashedName }, { weight: 1, arbitrary: notHashed }), hundreds),
+    fc.array(
+      fc.oneof(
+        { weight: 8, arbitrary: hashedWith(fc.constantFrom("KUBE-SEP-", "KUBE-", "KUBE-SEP-X", "Z", "")) },
+        { weight: 1, arbitrary: notHashed },
+      ),
+      hundreds,
+    ),
+  );
+
+  test("sorts hundreds of hashed chain names by number as compareChainNames does", () => {
+    fc.assert(
+      fc.property(manyHashed, fc.nat(), (list, dup) => {
+        // A duplicate or two (a hashed one and an other one).
+        const withDuplicates = [...list, list[dup % list.length] as string, "KUBE-SERVICES"];
+        const keys = withDuplicates.slice();
+        const items = withDuplicates.map((name, index) => ({ name, index }));
+        sortByChainName(keys, items);
+        expect(keys).toEqual(withDuplicates.slice().sort(compareChainNames));
+        expect(items.map((item) => item.name)).toEqual(keys);
+        expect(new Set(items.map((item) => item.index)).size).toBe(withDuplicates.length);
+        expect(sortChainNames(withDuplicates.slice())).toEqual(keys);
+      }),
+      // Shrinking lists of a thousand names takes minutes: a failure is reported as found.
+      { seed: SEED, numRuns: 150, endOnFailure: true },
+    );
+  });
+
+  test("sortByChainName moves each item with its name", () => {
+    const anyName = fc.oneof(
+      names,
+      fc.array(fc.constantFrom("A", "\ud83d\ude00", "\ue000", "B"), { maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(anyName, (list) => {
+        const keys = list.slice();
+        const items = list.map((name, index) => ({ name, index }));
+        sortByChainName(keys, items);
+        expect(keys).toEqual(list.slice().sort(compareChainNames));
+        expect(items.map((item) => item.name)).toEqual(keys);
+        expect(new Set(items.map((item) => item.index)).size).toBe(list.length);
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+});
+
+describe("WordReader, reused across texts as generateSaveText does", () => {
+  test("reads plain lines as tokenizeLine does, and gives up on the others", () => {
+    const reader = new WordReader();
+    const line = fc.array(fc.constantFrom("a", "-", "b", " ", " ", "\t", '"', "\\", "\r", "é"), {
+      maxLength: 24,
+    });
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 5 }), (chars) => {
+        // One reader for every text, its word cache kept: reset must forget the old text.
+        const text = chars.map((c) => c.join("")).join("\n");
+        reader.reset(text);
+        let start = 0;
+        for (const c of chars) {
+          const end = start + c.length;
+          const count = reader.read(start, end);
+          if (count >= 0) expect(reader.words.slice(0, count)).toEqual(tokenizeLine(text, start, end, false));
+          start = end + 1;
+        }
+      }),
+      { seed: SEED, numRuns: 5000 },
+    );
+  });
+
+  it("reads a whole quoted argument", () => {
+    const text = '-A X -m comment --comment "ns/svc:p cluster IP" -j Y';
+    const reader = new WordReader();
+    reader.reset(text);
+    const count = reader.read(0, text.length);
+    expect(reader.words.slice(0, count)).toEqual([
+      "-A",
+      "X",
+      "-m",
+      "comment",
+      "--comment",
+      "ns/svc:p cluster IP",
+      "-j",
+      "Y",
+    ]);
+  });
+});
