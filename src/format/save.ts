@@ -6,19 +6,14 @@
  */
 
 import { KubeIptablesError } from "../errors.js";
-import {
-  type CanonicalizeResult,
-  canonicalizeRuleOnce,
-  expandAddressLists,
-  formatCanonicalRule,
-  tryCanonicalizeRule,
-} from "../ir/canonical.js";
+import { canonicalSaveLines, expandedSaveLines } from "../iptables/shape/general.js";
+import { matchSaveLine } from "../iptables/shape/match.js";
+import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { sortChainNames } from "../ir/chain-sort.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
-  type Counters,
   type IPFamily,
   type Rule,
   type RuleSet,
@@ -73,36 +68,6 @@ class SaveWriter {
 
 const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
 
-function ruleError(chain: string, message: string): KubeIptablesError {
-  return new KubeIptablesError([
-    { code: "PARSE", path: "", message: `-A ${chain}: ${message}`, severity: "error" },
-  ]);
-}
-
-/**
- * The save lines of a rule the canonicalizer did not take as it is: one per address when
- * `-s`/`-d` hold comma lists (a hand-built state may hold `-s a,b`, and the kernel would hold
- * one rule per address); otherwise the problem, thrown.
- */
-function expandedSaveLines(
-  chain: string,
-  args: readonly string[],
-  failure: CanonicalizeResult & { readonly ok: false },
-  family: IPFamily,
-  canonicalOptions: { readonly backend: Backend },
-  counters: Counters | undefined,
-): string[] {
-  const expanded = failure.addressList ? expandAddressLists(args, family) : null;
-  if (expanded === null) throw ruleError(chain, failure.message);
-  const lines: string[] = [];
-  for (const one of expanded) {
-    const c = tryCanonicalizeRule(one, family, canonicalOptions);
-    if (!c.ok) throw ruleError(chain, c.message);
-    lines.push(formatCanonicalRule(chain, c.rule, counters));
-  }
-  return lines;
-}
-
 /**
  * One rule's lines as `iptables-save` prints them, through the canonicalizer: one line, or one
  * per address of a comma list in `-s`/`-d`.
@@ -123,27 +88,36 @@ export function saveLinesOfRule(
   family: IPFamily,
   canonicalOptions: { readonly backend: Backend },
 ): string[] {
-  const c = tryCanonicalizeRule(args, family, canonicalOptions);
-  if (c.ok) return [formatCanonicalRule(chain, c.rule)];
-  return expandedSaveLines(chain, args, c, family, canonicalOptions, undefined);
+  return canonicalSaveLines(chain, args, family, canonicalOptions.backend);
 }
 
+/**
+ * Prints one rule: rules in kube-proxy's shapes (nearly all of a generated state, and of a
+ * node's dump) from their derived save layout, the rest through the canonicalizer.
+ */
 function pushRule(
   lines: SaveWriter,
   rule: Rule,
   state: RuleSet,
-  canonicalOptions: { readonly backend: Backend },
+  backend: Backend,
   withCounters: boolean,
 ): void {
   const counters = withCounters ? (rule.counters ?? ZERO_COUNTERS) : undefined;
+  const head =
+    counters === undefined ? `-A ${rule.chain}` : `[${counters.packets}:${counters.bytes}] -A ${rule.chain}`;
+  const args = rule.args;
+  const line = matchSaveLine(head, args, 0, args.length, state.family, backend);
+  if (line !== null) {
+    lines.push(line);
+    return;
+  }
   // Not memoized: a state is printed once, and the memo would keep every canonical rule alive.
-  const c = canonicalizeRuleOnce(rule, state.family, canonicalOptions);
+  const c = canonicalizeRuleOnce(rule, state.family, { backend });
   if (c.ok) {
     lines.push(formatCanonicalRule(rule.chain, c.rule, counters));
     return;
   }
-  for (const line of expandedSaveLines(rule.chain, rule.args, c, state.family, canonicalOptions, counters))
-    lines.push(line);
+  for (const one of expandedSaveLines(rule.chain, args, c, state.family, backend, counters)) lines.push(one);
 }
 
 function pushTable(
@@ -189,13 +163,12 @@ function pushTable(
     lines.push(`:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]`);
   }
   for (const name of order) if (!builtins.includes(name)) lines.push(`:${name} - [0:0]`);
-  const canonicalOptions = { backend: options?.backend ?? "nft" } as const;
+  const backend = options?.backend ?? "nft";
   const withCounters = options?.counters === true;
   for (const name of order) {
     const rules = byChain.get(name);
     if (rules === undefined) continue;
-    for (let i = 0; i < rules.length; i++)
-      pushRule(lines, rules[i] as Rule, state, canonicalOptions, withCounters);
+    for (let i = 0; i < rules.length; i++) pushRule(lines, rules[i] as Rule, state, backend, withCounters);
   }
   lines.push("COMMIT");
 }
