@@ -152,6 +152,9 @@ function buildIndex(backend: Backend): PatternIndex {
     }
     list.push(p);
   }
+  // Where two shapes read the same argv (a hairpin is a jump from a source whose target is
+  // KUBE-MARK-MASQ), the more specific one, with more literal arguments, is the answer.
+  for (const list of byLength) list?.sort((x, y) => y.literalAt.length - x.literalAt.length);
   return { byLength, lastHit: new Int32Array(byLength.length) };
 }
 
@@ -196,7 +199,7 @@ const scratch: string[] = [];
  *
  * @param allowed - The families to consider (both when the family is not known yet).
  * @example
- * matchFamilies(["-s", "10.0.0.1", "-j", "KUBE-MARK-MASQ"], 0, 4, IPV4 | IPV6, "nft") // 0 (no shape has -s alone with a literal target… )
+ * matchFamilies(["-s", "10.0.0.1", "-j", "KUBE-MARK-MASQ"], 0, 4, IPV4 | IPV6, "nft") // IPV4
  * matchFamilies(["-m", "comment", "--comment", "x", "-j", "KUBE-SVC-X"], 0, 6, IPV4 | IPV6, "nft") // IPV4 | IPV6
  */
 export function matchFamilies(
