@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it, test } from "vitest";
 import { parseRules } from "../src/format/parse.js";
 import { quoteArgument } from "../src/format/restore.js";
+import { formatSave } from "../src/format/save.js";
 import { tokenizeLine } from "../src/format/tokenize.js";
 import { ruleShape, slot } from "../src/iptables/shape/define.js";
 import { canonicalSaveLines } from "../src/iptables/shape/general.js";
@@ -35,7 +36,14 @@ import {
 import { formatCanonicalRule, tryCanonicalizeRule } from "../src/ir/canonical.js";
 import { formatIPv6 } from "../src/ir/canonical-address.js";
 import type { Backend } from "../src/ir/canonical-types.js";
-import type { IPFamily } from "../src/ir/types.js";
+import { compareChainNames } from "../src/ir/chain-sort.js";
+import {
+  BUILTIN_CHAINS,
+  type ChainDeclaration,
+  type IPFamily,
+  type Rule,
+  type RuleSet,
+} from "../src/ir/types.js";
 import { FIXTURES, loadVector } from "./support/fixtures.js";
 import { applyWordEdits, wordEdits } from "./support/rule-mutations.js";
 
@@ -600,5 +608,120 @@ describe("the shape matcher", () => {
       expect(rules.length).toBeGreaterThan(100);
       expect(declined / rules.length).toBeLessThan(0.05);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------- formatSave
+
+/** formatSave as it was: rules grouped by chain, printed in chain order through the canonicalizer. */
+function referenceSave(state: RuleSet, backend: Backend, withCounters: boolean): string {
+  let text = "";
+  for (const table of state.tables) {
+    const builtins = BUILTIN_CHAINS[table.name] ?? [];
+    const declared = new Map<string, ChainDeclaration>();
+    const user = new Set<string>();
+    for (const d of table.chains) {
+      if (builtins.includes(d.name)) declared.set(d.name, d);
+      else user.add(d.name);
+    }
+    const byChain = new Map<string, Rule[]>();
+    for (const e of table.entries) {
+      if (e.kind !== "rule") throw new Error("not a state");
+      byChain.set(e.chain, [...(byChain.get(e.chain) ?? []), e]);
+    }
+    for (const chain of byChain.keys()) if (!builtins.includes(chain)) user.add(chain);
+    const order = [...builtins, ...[...user].sort(compareChainNames)];
+    text += `*${table.name}\n`;
+    for (const name of builtins) {
+      const d = declared.get(name);
+      const c = d?.counters;
+      text += `:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]\n`;
+    }
+    for (const name of order) if (!builtins.includes(name)) text += `:${name} - [0:0]\n`;
+    for (const name of order)
+      for (const rule of byChain.get(name) ?? []) {
+        const c = rule.counters ?? { packets: 0n, bytes: 0n };
+        for (const line of canonicalSaveLines(name, rule.args, state.family, backend))
+          text += withCounters ? `[${c.packets}:${c.bytes}] ${line}\n` : `${line}\n`;
+      }
+    text += "COMMIT\n";
+  }
+  return text;
+}
+
+function messageOf(print: () => string): string {
+  try {
+    return print();
+  } catch (error) {
+    return `thrown: ${(error as Error).message}`;
+  }
+}
+
+describe("formatSave through the layouts", () => {
+  const CHAINS = [
+    "KUBE-SVC-AAAAAAAAAAAAAAAA",
+    "KUBE-SEP-BBBBBBBBBBBBBBBB",
+    "KUBE-SERVICES",
+    "B",
+    "A",
+    "PREROUTING",
+  ];
+  const shapeRule = fc
+    .constantFrom(...KUBE_PROXY_SHAPES)
+    .chain((shape) => valuesOf(shape).map((values) => shapeArgs(shape, values)));
+  const rule = fc.record({
+    chain: fc.constantFrom(...CHAINS),
+    args: fc.oneof({ weight: 4, arbitrary: shapeRule }, fc.constant(["-j", "ACCEPT"]), fc.constant(["-j"])),
+    counters: fc.option(
+      fc.record({ packets: fc.bigInt({ min: 0n, max: 9n }), bytes: fc.bigInt({ min: 0n, max: 99n }) }),
+    ),
+  });
+  const state = fc.record({
+    family: fc.constantFrom(...FAMILIES),
+    chains: fc.uniqueArray(fc.constantFrom(...CHAINS), { maxLength: 4 }),
+    rules: fc.array(rule, { maxLength: 12 }),
+  });
+  test("prints what printing each chain's rules through the canonicalizer prints, or throws its first problem", () => {
+    fc.assert(
+      fc.property(state, fc.constantFrom(...BACKENDS), fc.boolean(), (s, backend, counters) => {
+        const ruleSet: RuleSet = {
+          family: s.family,
+          tables: [
+            {
+              name: "nat",
+              chains: s.chains.map((name) => ({ name, policy: name === "PREROUTING" ? "ACCEPT" : null })),
+              entries: s.rules.map((r) => ({
+                kind: "rule",
+                op: "-A",
+                chain: r.chain,
+                args: r.args,
+                ...(r.counters === null ? {} : { counters: r.counters }),
+              })),
+            },
+          ],
+        };
+        expect(messageOf(() => formatSave(ruleSet, { backend, counters }))).toBe(
+          messageOf(() => referenceSave(ruleSet, backend, counters)),
+        );
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+  });
+
+  it("throws for the first bad rule in chain order, not in the order the rules are held", () => {
+    const ruleSet: RuleSet = {
+      family: "IPv4",
+      tables: [
+        {
+          name: "filter",
+          chains: [],
+          entries: [
+            { kind: "rule", op: "-A", chain: "B", args: ["-p", "tcp", "--dport", "99999", "-j", "ACCEPT"] },
+            { kind: "rule", op: "-A", chain: "A", args: ["-s", "300.0.0.1", "-j", "ACCEPT"] },
+          ],
+        },
+      ],
+    };
+    expect(() => formatSave(ruleSet)).toThrow("-A A: host/network `300.0.0.1' not found");
   });
 });
