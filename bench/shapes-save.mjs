@@ -1,6 +1,7 @@
 // The save text two ways, through built libraries: `generateSaveText(m)` (straight from the
 // generator's text) against `formatSave(generateState(m))` (the design's path: rule objects, then
-// every rule printed from its shape's derived save layout), and `formatSave(state)` alone. Each
+// every rule printed from its shape's derived save layout), `formatSave(state)` and `generateState(m)`
+// alone. Each
 // measurement is a fresh process (cold: nothing compiled yet, as the CLI runs it), followed by
 // warm repeats in the same process; CPU time (user + system) from process.cpuUsage. Builds and
 // cases alternate, so that the shared machine's load falls on all of them alike.
@@ -12,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CASES = ["generateSaveText", "formatSave(generateState)", "formatSave(state)"];
+const CASES = ["generateSaveText", "formatSave(generateState)", "formatSave(state)", "generateState"];
 const WARM = 4;
 
 if (process.argv[2] === "--child") {
@@ -28,6 +29,7 @@ if (process.argv[2] === "--child") {
     generateSaveText: () => lib.generateSaveText(m),
     "formatSave(generateState)": () => lib.formatSave(lib.generateState(m)),
     "formatSave(state)": () => lib.formatSave(state),
+    generateState: () => ({ length: lib.generateState(m).tables.length }),
   }[name];
   const times = [];
   let bytes = 0;
