@@ -17,9 +17,19 @@ import { FAMILY_KINDS, KIND_CODES } from "./slot-values.js";
 import { fillTemplate, type SaveTemplate, saveTemplate, templateTakes } from "./template.js";
 import type { RuleShape, SlotKind } from "./types.js";
 
-/** Family bits of {@link matchFamilies}. */
+/**
+ * The IPv4 bit of {@link matchFamilies}' answer.
+ *
+ * @example
+ * (matchFamilies(args, 0, args.length, IPV4 | IPV6, "nft") & IPV4) !== 0 // valid in IPv4
+ */
 export const IPV4 = 1;
-/** The IPv6 bit. */
+/**
+ * The IPv6 bit of {@link matchFamilies}' answer.
+ *
+ * @example
+ * matchFamilies(["-s", "fd00::1", "-j", "KUBE-MARK-MASQ"], 0, 4, IPV4 | IPV6, "nft") === IPV6 // true
+ */
 export const IPV6 = 2;
 
 /**

@@ -27,17 +27,25 @@ import { isCanonicalIPv6 } from "../../model/ip.js";
 import { scanIPv6 } from "../../model/ip-scan.js";
 import type { SlotKind } from "./types.js";
 
-/** Slot kinds as small numbers (the template fill switches on them). */
-export const K_CHAIN = 0;
-export const K_COMMENT = 1;
+// Slot kinds as small numbers (the template fill switches on them).
+const K_CHAIN = 0;
+const K_COMMENT = 1;
+const K_ADDRESS = 3;
+const K_PORT = 4;
+const K_PROBABILITY = 5;
+const K_SECONDS = 6;
+const K_DESTINATION = 7;
+const K_INTERFACE = 8;
+const K_WORD = 9;
+
+/**
+ * The printer code of a protocol slot: a save layout holds its protocol as literal text, never
+ * as a slot.
+ *
+ * @example
+ * KIND_CODES.protocol === K_PROTOCOL // true
+ */
 export const K_PROTOCOL = 2;
-export const K_ADDRESS = 3;
-export const K_PORT = 4;
-export const K_PROBABILITY = 5;
-export const K_SECONDS = 6;
-export const K_DESTINATION = 7;
-export const K_INTERFACE = 8;
-export const K_WORD = 9;
 
 /**
  * The printer code of each slot kind (`address` and `cidr` print alike: `ADDR/MASK`).
