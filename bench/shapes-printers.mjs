@@ -7,7 +7,7 @@
 // so the sources are bundled here with esbuild. CPU time (user + system), cases alternating per
 // round, medians; per rule in ns.
 //   node bench/shapes-printers.mjs [--rounds 7] [--model bench-clusterip-10000] [--src src]
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
