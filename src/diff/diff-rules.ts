@@ -6,8 +6,7 @@
  * @module
  */
 
-import { canonicalizeRuleOnce, formatCanonicalRule, tokenizesTo } from "../iptables/index.js";
-import { quickSaveLine } from "../ir/save-quick.js";
+import { canonicalizeRuleOnce, formatCanonicalRule, matchSaveLine, tokenizesTo } from "../iptables/index.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { isServiceChain } from "../naming/kube-chains.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
@@ -189,13 +188,13 @@ export function sparingReferenced(
 
 /**
  * The canonical key of a rule: its iptables-save text without the chain (argv if it cannot be
- * canonicalized). Rules in kube-proxy's shapes are printed by the quick save printer, the rest
- * by the canonicalizer. A diff asks once per rule, so the canonical form is not memoized: on a
+ * canonicalized). Rules in kube-proxy's shapes are printed from their derived save layout, the
+ * rest by the canonicalizer. A diff asks once per rule, so the canonical form is not memoized: on a
  * node with 10,000 services that memo kept ~640,000 object graphs alive for the collector.
  */
 export function canonicalKey(rule: Rule, family: IPFamily): string {
-  const quick = quickSaveLine("", rule.args, 0, rule.args.length, family);
-  if (quick !== null) return quick;
+  const shaped = matchSaveLine("-A ", rule.args, 0, rule.args.length, family, "nft");
+  if (shaped !== null) return shaped;
   const c = canonicalizeRuleOnce(rule, family);
   return c.ok ? formatCanonicalRule("", c.rule) : `\u0000${rule.args.join(" ")}`;
 }

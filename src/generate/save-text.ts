@@ -1,7 +1,7 @@
 /**
  * Model → `iptables-save` text without the state object: byte for byte
  * `formatSave(generateState(model, options))`, printed straight from the text blocks the
- * generator writes. Each rule line is reprinted in canonical form by {@link quickSaveLine}
+ * generator writes. Each rule line is reprinted in canonical form from its rule shape's save layout
  * (kube-proxy's shapes) or, for anything else, by the canonicalizer; the lines are kept per
  * chain as flat strings until every chain is known, then printed in `iptables-save`'s order.
  *
@@ -10,9 +10,9 @@
 
 import { tokenizeLine, WordReader } from "../iptables/parse/tokenize.js";
 import { saveLinesOfRule } from "../iptables/print/save.js";
+import { matchSaveLine } from "../iptables/shape/match.js";
 import type { Backend } from "../ir/canonical-types.js";
 import { sortByChainName } from "../ir/chain-sort.js";
-import { appendQuickSaveLine } from "../ir/save-quick.js";
 import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../ir/types.js";
 import type { ClusterModel } from "../model/types.js";
 import { sortServicePorts } from "../plan/service-port-order.js";
@@ -147,7 +147,15 @@ class TableText {
   /** Appends a rule given as an object. */
   rule(rule: Rule): void {
     const run = this.runOf(rule.chain);
-    if (appendQuickSaveLine(run, rule.chain, rule.args, 0, rule.args.length, this.family)) run.push("\n");
+    const line = matchSaveLine(
+      `-A ${rule.chain}`,
+      rule.args,
+      0,
+      rule.args.length,
+      this.family,
+      this.canonicalOptions.backend,
+    );
+    if (line !== null) run.push(line, "\n");
     else
       for (const line of saveLinesOfRule(rule.chain, rule.args, this.family, this.canonicalOptions))
         run.push(line, "\n");
@@ -166,7 +174,8 @@ class TableText {
       if (argv[0] !== "-A" || n < 2) throw new Error(`not a rule line: ${text.slice(start, end)}`);
       const chain = argv[1] as string;
       const run = this.runOf(chain);
-      if (appendQuickSaveLine(run, chain, argv, 2, n, this.family)) run.push("\n");
+      const line = matchSaveLine(`-A ${chain}`, argv, 2, n, this.family, this.canonicalOptions.backend);
+      if (line !== null) run.push(line, "\n");
       else
         for (const line of saveLinesOfRule(chain, argv.slice(2, n), this.family, this.canonicalOptions))
           run.push(line, "\n");

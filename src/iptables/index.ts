@@ -32,5 +32,7 @@ export { canonicalSort } from "./print/canonical-sort.js";
 export { formatJson } from "./print/json.js";
 export { formatEntry, formatRestore, quoteArgument } from "./print/restore.js";
 export { type FormatSaveOptions, formatSave } from "./print/save.js";
+// Rule shapes: a line of one of kube-proxy's shapes in save form, straight from its template.
+export { matchSaveLine } from "./shape/match.js";
 // The kernel's tables after iptables-restore applies a payload.
 export { type ApplyRestoreOptions, type ApplyRestoreResult, applyRestore, tryApplyRestore } from "./state.js";

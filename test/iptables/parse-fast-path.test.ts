@@ -1,18 +1,15 @@
+// The parser's fast paths (plain lines read with WordReader, rules of kube-proxy's shapes taken by
+// the shape matcher without the canonicalizer) must give exactly what the reference path gives: same rule set,
+// same problems with the same line and column, on every fixture text and on mutated lines.
 import fc from "fast-check";
 import { describe, expect, it, test } from "vitest";
 import { type Backend, parseRules } from "../../src/index.js";
 import { tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
-import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS } from "../../src/iptables/canonical/targets.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
-import {
-  QUICK_UNKNOWN,
-  QUICK_VALID,
-  QUICK_VALID_IPV4,
-  quickCheckRule,
-} from "../../src/ir/canonical-quick.js";
+import { IPV4, IPV6, matchFamilies } from "../../src/iptables/shape/match.js";
 import type { IPFamily } from "../../src/ir/types.js";
-import { corpusDocuments, kubeProxyVector, specExamples } from "../support/corpora.js";
+import { corpusDocuments, specExamples } from "../support/corpora.js";
 import { applyWordEdits, wordEdits } from "../support/rule-mutations.js";
 
 const SEED = 20_251_122;
@@ -61,8 +58,8 @@ describe("fast and reference paths agree", () => {
     }
   });
 
-  // Lines near what kube-proxy writes, with tokens swapped for tricky ones: whatever the quick
-  // check accepts must be what the canonicalizer accepts, and every problem must be the same.
+  // Lines near what kube-proxy writes, with tokens swapped for tricky ones: whatever the matcher
+  // vouches for must be what the canonicalizer accepts, and every problem must be the same.
   const POOL = [
     ...(
       "99999 0 010 80 65535 10.0.0.256 10.0.0.1/0 10.0.0.1/33 10.0.0.1/8 010.0.0.1 fd00::1 " +
@@ -102,93 +99,93 @@ describe("fast and reference paths agree", () => {
   });
 });
 
-describe("quickCheckRule", () => {
+describe("the fast path's shape matcher (matchFamilies)", () => {
   const argv = fc.array(
     fc.constantFrom(
       ...(
-        "-s -d 10.0.0.1 10.0.0.0/8 10.0.0.1/0 fd00::1 -i -o eth0 -p tcp udp sctp -m comment --comment " +
-        "statistic --mode random --probability 0.25 mark --mark 0x4000/0x4000 conntrack --ctstate NEW " +
-        "addrtype --dst-type LOCAL --dport --sport 80 ! -j KUBE-SVC-X ACCEPT DNAT --to-destination " +
-        "10.0.0.1:80 MARK --or-mark 0x4000 MASQUERADE --random-fully LOG REJECT recent --name --set " +
-        "--rcheck --seconds 10800 0 --reap --rsource --update -c a:b --source"
+        "-s -d 10.0.0.1 10.0.0.1/32 10.0.0.0/8 10.0.0.1/0 fd00::1 fd00::1/128 -i -o eth0 + -p tcp udp sctp -m " +
+        "comment --comment statistic --mode random --probability 0.25 0.25000000000 mark --mark 0x4000/0x4000 " +
+        "addrtype --dst-type --src-type LOCAL --dport --sport 80 ! -j KUBE-SVC-X KUBE-MARK-MASQ ACCEPT DNAT " +
+        "--to-destination 10.0.0.1:80 [fd00::1]:80 REJECT --reject-with icmp-port-unreachable recent --name " +
+        "--set --rcheck --seconds 10800 0 --reap --rsource --mask 255.255.255.255 --update -c a:b --source"
       ).split(" "),
       "x y",
     ),
     { maxLength: 14 },
   );
-  test("accepts only what the canonicalizer accepts, in the families and on the backends it claims", () => {
+  test("vouches only for what the canonicalizer accepts, in the families and on the backend it says", () => {
     fc.assert(
-      fc.property(argv, (args) => {
-        const verdict = quickCheckRule(args, true);
-        if (verdict === QUICK_UNKNOWN) return;
-        const families: IPFamily[] = verdict === QUICK_VALID ? ["IPv4", "IPv6"] : ["IPv4"];
-        for (const family of families)
-          for (const backend of ["nft", "legacy"] as const) {
-            expect(tryCanonicalizeRule(args, family, { backend })).toMatchObject({ ok: true });
-          }
-        // The parser skips family detection for accepted rules: no address flag before a `:`.
-        for (let a = 0; a + 1 < args.length; a++) {
-          if (["-s", "-d", "--source", "--destination", "--src", "--dst"].includes(args[a] as string))
-            expect(args[a + 1]).not.toContain(":");
+      fc.property(argv, fc.constantFrom<Backend>("nft", "legacy"), (args, backend) => {
+        const families = matchFamilies(args, 0, args.length, IPV4 | IPV6, backend);
+        for (const [bit, family] of [
+          [IPV4, "IPv4"],
+          [IPV6, "IPv6"],
+        ] as const) {
+          if ((families & bit) === 0) continue;
+          expect(tryCanonicalizeRule(args, family, { backend })).toMatchObject({ ok: true });
+          expect(matchFamilies(args, 0, args.length, bit, backend)).toBe(bit);
         }
-        // Without IPv4 addresses allowed, a rule holding one is never accepted.
-        expect(quickCheckRule(args, false)).toBe(verdict === QUICK_VALID ? QUICK_VALID : QUICK_UNKNOWN);
+        // The parser detects the family only on rules it does not vouch for in IPv4: those hold
+        // no address flag before a `:`.
+        if ((families & IPV4) !== 0)
+          for (let a = 0; a + 1 < args.length; a++) {
+            if (["-s", "-d", "--source", "--destination", "--src", "--dst"].includes(args[a] as string))
+              expect(args[a + 1]).not.toContain(":");
+          }
       }),
       { seed: SEED, numRuns: 20_000 },
     );
   });
 
-  it("may take KUBE-… targets for chains: no target extension has such a name", () => {
-    const names = [...TARGET_EXTENSIONS.keys(), ...PASS_THROUGH_TARGETS];
-    expect(names.length).toBeGreaterThan(10);
-    expect(names.filter((n) => n.startsWith("KUBE-"))).toEqual([]);
-  });
-
-  it("reads kube-proxy's usual rules", () => {
-    const ok = (line: string): number => quickCheckRule(line.split(" "), true);
-    expect(ok("-m statistic --mode random --probability 0.1000000000 -j KUBE-SEP-P6I4QBKGAJXTVVEB")).toBe(
-      QUICK_VALID,
+  it("reads kube-proxy's usual rules, in both orders", () => {
+    const families = (line: string): number => {
+      const args = line.split(" ");
+      return matchFamilies(args, 0, args.length, IPV4 | IPV6, "nft");
+    };
+    expect(
+      families("-m statistic --mode random --probability 0.1000000000 -j KUBE-SEP-P6I4QBKGAJXTVVEB"),
+    ).toBe(IPV4 | IPV6);
+    expect(families("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe(IPV4);
+    expect(families("-s 10.64.0.10/32 -j KUBE-MARK-MASQ")).toBe(IPV4);
+    expect(families("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(IPV4);
+    expect(families("-p tcp -m tcp -j DNAT --to-destination [fd00::a]:8080")).toBe(IPV6);
+    const c = "-m comment --comment ns/web:http";
+    expect(families(`${c} -m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ`)).toBe(
+      IPV4,
     );
-    expect(ok("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe(QUICK_VALID_IPV4);
-    expect(ok("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(QUICK_VALID_IPV4);
-    expect(ok("-m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ")).toBe(
-      QUICK_VALID_IPV4,
+    expect(
+      families(`! -s 10.64.0.0/10 -d 10.96.0.10/32 -p tcp ${c} -m tcp --dport 80 -j KUBE-MARK-MASQ`),
+    ).toBe(IPV4);
+    expect(families("-m recent --name KUBE-SEP-X --rcheck --seconds 10800 --reap -j KUBE-SEP-X")).toBe(
+      IPV4 | IPV6,
     );
-    expect(ok("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT")).toBe(QUICK_VALID);
-    expect(ok("-j MARK --or-mark 0x4000")).toBe(QUICK_VALID);
-    expect(ok("-m mark --mark 0x4000/0x4000 -j RETURN")).toBe(QUICK_VALID);
-    expect(ok("-j MASQUERADE --random-fully")).toBe(QUICK_VALID);
-    expect(ok("-m addrtype --dst-type LOCAL -j KUBE-NODEPORTS")).toBe(QUICK_VALID);
-    expect(ok("-m recent --name KUBE-SEP-X --rcheck --seconds 10800 --reap -j KUBE-SEP-X")).toBe(QUICK_VALID);
-    expect(ok("-m recent --name KUBE-SEP-X --set -m tcp -p tcp -j DNAT --to-destination 10.0.0.1:80")).toBe(
-      QUICK_VALID_IPV4,
-    );
-    expect(ok("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(QUICK_VALID_IPV4);
+    expect(
+      families(
+        "-m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-X --mask 255.255.255.255 --rsource -j KUBE-SEP-X",
+      ),
+    ).toBe(IPV4);
+    expect(families(`${c} -m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT`)).toBe(IPV4);
+    // Without its comment, no shape of kube-proxy's.
+    expect(families("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(0);
   });
 
   it("leaves everything else to the canonicalizer", () => {
-    const ok = (line: string): number => quickCheckRule(line.split(" "), true);
-    expect(ok("-p tcp --dport 99999 -j ACCEPT")).toBe(QUICK_UNKNOWN);
-    expect(ok("--dport 80 -p tcp -j ACCEPT")).toBe(QUICK_UNKNOWN); // no protocol yet: an error
-    expect(ok("-m tcp -p udp --dport 80")).toBe(QUICK_UNKNOWN); // the tcp match needs -p tcp
-    expect(ok("-m tcp -p tcp -m tcp --dport 80")).toBe(QUICK_UNKNOWN); // merged on nft only
-    expect(ok("! -s 0.0.0.0/0 -j DROP")).toBe(QUICK_UNKNOWN); // refused by nft only
-    expect(ok("-j DNAT --to-destination 10.0.0.1:80")).toBe(QUICK_UNKNOWN); // a port needs -p
-    expect(ok("-j LOG")).toBe(QUICK_UNKNOWN);
-    expect(ok("-m statistic --probability 0.5")).toBe(QUICK_UNKNOWN); // no --mode
-    expect(ok("-j KUBE-X -c 1 2")).toBe(QUICK_UNKNOWN);
-    expect(ok("-j REJECT --reject-with tcp-reset")).toBe(QUICK_UNKNOWN);
-    expect(ok("-m recent --name X --set --seconds 5")).toBe(QUICK_UNKNOWN); // --seconds needs --rcheck
-    expect(ok("-m recent --name X --rcheck --reap")).toBe(QUICK_UNKNOWN); // --reap needs --seconds
-  });
-
-  it("covers nearly every rule of a kube-proxy payload", () => {
-    // kube-proxy's own payload for a few hundred services.
-    const text = kubeProxyVector("kube-proxy", "large-1").expected.restore;
-    const rules = parseRules(text).ruleSet.tables.flatMap((t) => t.entries);
-    const unknown = rules.filter((r) => r.kind === "rule" && quickCheckRule(r.args, true) === QUICK_UNKNOWN);
-    expect(rules.length).toBeGreaterThan(100);
-    expect(unknown.length / rules.length).toBeLessThan(0.05);
+    const families = (line: string): number => {
+      const args = line.split(" ");
+      return matchFamilies(args, 0, args.length, IPV4 | IPV6, "nft");
+    };
+    expect(families("-p tcp --dport 99999 -j ACCEPT")).toBe(0);
+    expect(families("-m tcp -p udp --dport 80 -j KUBE-SVC-X")).toBe(0); // the tcp match needs -p tcp
+    expect(families("! -s 0.0.0.0/0 -j DROP")).toBe(0); // refused by nft only
+    expect(families("-j DNAT --to-destination 10.0.0.1:80")).toBe(0); // a port needs -p
+    expect(families("-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT")).toBe(0); // not a service rule
+    expect(families("-j KUBE-X -c 1 2")).toBe(0);
+    expect(
+      families(
+        "-m comment --comment x -m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT --reject-with tcp-reset",
+      ),
+    ).toBe(0);
+    expect(families("-m recent --name X --set --seconds 5 -j X")).toBe(0); // --seconds needs --rcheck
   });
 });
 
@@ -263,7 +260,7 @@ describe("problems found on the fast path's lines keep their line and column", (
     expect(parseRules(text, NOFLUSH)).toEqual(parseRulesReference(text, NOFLUSH));
   });
 
-  it("when an IPv6 address makes the quickly accepted IPv4 rules wrong", () => {
+  it("when an IPv6 address makes the IPv4 rules the fast path took wrong", () => {
     const v6 = text.replace(
       "-A KUBE-SEP-Y -s 10.64.0.1",
       "-A KUBE-SEP-Y -s fd00::1 -j KUBE-MARK-MASQ\n-A KUBE-SEP-Y -s 10.64.0.1",
@@ -280,5 +277,22 @@ describe("problems found on the fast path's lines keep their line and column", (
     expect(parseRules(text, { family: "IPv6", noflush: true })).toEqual(
       parseRulesReference(text, { family: "IPv6", noflush: true }),
     );
+  });
+
+  it("when the family turns out IPv4 after rules valid only in IPv6", () => {
+    // No -s/-d holds an IPv6 address: the text is IPv4, and the IPv6 destination is a problem.
+    const v6dnat = [
+      "*nat",
+      ":KUBE-SEP-Y - [0:0]",
+      "-A KUBE-SEP-Y -m tcp -p tcp -j DNAT --to-destination [fd00::1]:8080",
+      "-A KUBE-SEP-Y -m tcp -p tcp -j DNAT --to-destination 10.64.0.1:8080",
+      "COMMIT",
+      "",
+    ].join("\n");
+    const result = parseRules(v6dnat);
+    expect(result.ruleSet.family).toBe("IPv4");
+    expect(result.problems.map((p) => p.line)).toEqual([3]);
+    expect(result).toEqual(parseRulesReference(v6dnat));
+    expect(parseRules(v6dnat, { family: "IPv6" })).toEqual(parseRulesReference(v6dnat, { family: "IPv6" }));
   });
 });

@@ -12,18 +12,15 @@ import {
   generateSaveText,
   generateState,
   type Profile,
-  parseRules,
   type ServicePort,
 } from "../../src/index.js";
-import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
 import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
+import { canonicalSaveLines } from "../../src/iptables/shape/general.js";
 import { compareChainNames, sortByChainName, sortChainNames } from "../../src/ir/chain-sort.js";
-import { appendQuickSaveLine, quickSaveLine } from "../../src/ir/save-quick.js";
 import type { IPFamily } from "../../src/ir/types.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
-import { corpusDocuments, kubeProxyVector } from "../support/corpora.js";
+import { kubeProxyVector } from "../support/corpora.js";
 import { randomCluster } from "../support/random-cluster.js";
-import { applyWordEdits, wordEdits } from "../support/rule-mutations.js";
 import { natChainsOf } from "../support/rule-sets.js";
 
 const SEED = 20_260_122;
@@ -99,13 +96,18 @@ function bothWays(model: ClusterModel, portIndex: number): { restore: string; re
   return { restore, rest, runs };
 }
 
+/** The canonicalizer's save line of a restore line's words (`-A CHAIN ARGS`). */
+function generalSaveLine(argv: readonly string[], family: IPFamily): string | undefined {
+  return canonicalSaveLines(argv[1] as string, argv.slice(2), family, "nft")[0];
+}
+
 /** The lines of `text`, each without its newline. */
 function linesOf(text: string): string[] {
   return text === "" ? [] : text.slice(0, -1).split("\n");
 }
 
 describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
-  // Each save line must be what the quick printer makes of the restore line it replaces, and
+  // Each save line must be what the canonicalizer makes of the restore line it replaces, and
   // the rules it leaves in the block must be the restore block's first ones.
   it.each(Array.from({ length: 30 }, (_, i) => i + 1))("seed %i", (seed) => {
     const cluster = randomCluster(seed, { largeRate: seed % 10 === 0 ? 1 : 0.03 });
@@ -131,7 +133,7 @@ describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
         }
         const expected = replaced.map((line) => {
           const argv = tokenizeLine(line, 0, line.length, false);
-          return quickSaveLine(argv[1] as string, argv, 2, argv.length, model.config.ipFamily);
+          return generalSaveLine(argv, model.config.ipFamily);
         });
         expect(printed).toEqual(expected);
         written += printed.length;
@@ -217,165 +219,11 @@ describe("endpoint rules written in save form (appendEndpointSaveRuns)", () => {
     const printed = runs.flatMap((text, r) => (r % 2 === 1 ? linesOf(text) : []));
     const expected = linesOf(restore.slice(rest.length)).map((line) => {
       const argv = tokenizeLine(line, 0, line.length, false);
-      return quickSaveLine(argv[1] as string, argv, 2, argv.length, "IPv6");
+      return generalSaveLine(argv, "IPv6");
     });
     expect(printed).toEqual(expected);
     expect(printed.some((line) => line.includes(" -s "))).toBe(true);
     expectSame(edited);
-  });
-});
-
-/** Every `-A` line of the fixture texts (restore inputs and saves), once each. */
-function fixtureRuleLines(): string[] {
-  const lines = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === "string") {
-      if (!value.startsWith("*")) return;
-      for (const line of value.split("\n")) if (line.startsWith("-A ")) lines.add(line);
-    } else if (Array.isArray(value)) for (const v of value) visit(v);
-    else if (value !== null && typeof value === "object") for (const v of Object.values(value)) visit(v);
-  };
-  for (const { value } of corpusDocuments()) visit(value);
-  return [...lines];
-}
-
-/**
- * What quickSaveLine prints must be what the canonicalizer prints, in every family and on both
- * backends; and where it declines, nothing may have been pushed.
- */
-function expectAgrees(chain: string, args: readonly string[]): number {
-  let printed = 0;
-  for (const family of ["IPv4", "IPv6"] as IPFamily[]) {
-    const line = quickSaveLine(chain, args, 0, args.length, family);
-    const out = ["kept"];
-    expect(appendQuickSaveLine(out, chain, args, 0, args.length, family)).toBe(line !== null);
-    if (line === null) {
-      expect(out).toEqual(["kept"]);
-      continue;
-    }
-    expect(out.slice(1).join("")).toBe(line);
-    printed++;
-    for (const backend of ["nft", "legacy"] as Backend[]) {
-      const c = tryCanonicalizeRule(args, family, { backend });
-      expect({ args, family, backend, ok: c.ok }).toEqual({ args, family, backend, ok: true });
-      if (c.ok) expect(line).toBe(formatCanonicalRule(chain, c.rule));
-    }
-  }
-  return printed;
-}
-
-describe("quickSaveLine", () => {
-  const lines = fixtureRuleLines();
-
-  it("prints every fixture rule it takes as the canonicalizer does", () => {
-    expect(lines.length).toBeGreaterThan(1000);
-    let printed = 0;
-    for (const line of lines) {
-      const argv = tokenizeLine(line, 0, line.length, false);
-      printed += expectAgrees(argv[1] as string, argv.slice(2));
-    }
-    // The fast path is actually taken for most of them.
-    expect(printed).toBeGreaterThan(lines.length / 2);
-  });
-
-  // Fixture lines with tokens swapped for tricky ones.
-  const POOL = [
-    ...(
-      "99999 0 010 80 65535 10.0.0.256 10.0.0.1/0 10.0.0.1/33 10.0.0.1/8 10.0.0.5/24 010.0.0.1 fd00::1 " +
-      "fd00::5/64 FD00:0::1 10.0.0.1,10.0.0.2 ! -m tcp udp sctp icmp --dport --sport -p -j -g DNAT " +
-      "MARK LOG MASQUERADE REJECT --to-destination 10.0.0.1:0 10.0.0.1:8080 10.0.0.1 [fd00::1]:80 " +
-      "[fd00::1] fd00::1:80 10.0.0.1-10.0.0.2:80 0.5 0. 1 0.0000000001 random nth --mode --probability " +
-      "LOCAL local BROADCAST UNICAST,LOCAL --comment KUBE-SVC-X ACCEPT + eth0 an-interface-name-too-long " +
-      "-s -d -i -o --random-fully --src-type --dst-type statistic addrtype comment recent --name --set " +
-      "--rcheck --seconds --reap --rsource --rdest --update 10800 --reject-with --source"
-    ).split(" "),
-    "",
-    "a b",
-    'x"y',
-    "it's",
-    "é",
-    "x".repeat(300),
-  ];
-  const mutation = fc.record({ line: fc.nat(lines.length - 1), edits: wordEdits(POOL) });
-  test("agrees with the canonicalizer on mutated fixture rules", () => {
-    fc.assert(
-      fc.property(mutation, ({ line, edits }) => {
-        const argv = tokenizeLine(lines[line] as string, 0, (lines[line] as string).length, false);
-        const tokens = argv.slice(2);
-        applyWordEdits(tokens, edits);
-        expectAgrees(argv[1] as string, tokens);
-      }),
-      { seed: SEED, numRuns: 5000 },
-    );
-  });
-
-  test("agrees with the canonicalizer on random argv", () => {
-    const argv = fc.array(
-      fc.constantFrom(
-        ...(
-          "-s -d 10.0.0.1 10.0.0.0/8 10.0.0.1/0 fd00::1 fd00::/64 -i -o eth0 -p tcp udp sctp -m comment " +
-          "--comment statistic --mode random --probability 0.25 0.3333333333 addrtype --dst-type --src-type " +
-          "LOCAL --dport --sport 80 53 ! -j KUBE-SVC-X ACCEPT DNAT --to-destination 10.0.0.1:80 [fd00::1]:80 " +
-          "REJECT recent --name --set --rcheck --seconds 10800 --reap --rsource mark --mark 0x4000"
-        ).split(" "),
-        "x y",
-      ),
-      { maxLength: 14 },
-    );
-    fc.assert(
-      fc.property(argv, (args) => {
-        expectAgrees("KUBE-X", args);
-      }),
-      { seed: SEED, numRuns: 20_000 },
-    );
-  });
-
-  it("prints kube-proxy's usual rules", () => {
-    const print = (line: string, family: IPFamily = "IPv4"): string | null => {
-      const args = line.split(" ");
-      return quickSaveLine("X", args, 0, args.length, family);
-    };
-    expect(print("-s 10.64.0.10 -j KUBE-MARK-MASQ")).toBe("-A X -s 10.64.0.10/32 -j KUBE-MARK-MASQ");
-    expect(print("-m tcp -p tcp -j DNAT --to-destination 10.64.0.10:8080")).toBe(
-      "-A X -p tcp -m tcp -j DNAT --to-destination 10.64.0.10:8080",
-    );
-    expect(print("-m statistic --mode random --probability 0.0227272727 -j KUBE-SEP-A")).toBe(
-      "-A X -m statistic --mode random --probability 0.02272727247 -j KUBE-SEP-A",
-    );
-    expect(print("-m tcp -p tcp -d 10.96.0.10 --dport 80 ! -s 10.64.0.0/10 -j KUBE-MARK-MASQ")).toBe(
-      "-A X ! -s 10.64.0.0/10 -d 10.96.0.10/32 -p tcp -m tcp --dport 80 -j KUBE-MARK-MASQ",
-    );
-    expect(
-      print("-m recent --name KUBE-SEP-A --set -m tcp -p tcp -j DNAT --to-destination [fd00::a]:80", "IPv6"),
-    ).toBe(
-      "-A X -p tcp -m recent --set --name KUBE-SEP-A --mask ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff --rsource -m tcp -j DNAT --to-destination [fd00::a]:80",
-    );
-    expect(print("-m tcp -p tcp -d 10.96.0.1 --dport 80 -j REJECT")).toBe(
-      "-A X -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable",
-    );
-  });
-
-  it("leaves everything else to the canonicalizer", () => {
-    const print = (line: string): string | null => {
-      const args = line.split(" ");
-      return quickSaveLine("X", args, 0, args.length, "IPv4");
-    };
-    expect(print("-m mark --mark 0x4000/0x4000 -j RETURN")).toBeNull(); // not a shape it prints
-    expect(print("-j MARK --or-mark 0x4000")).toBeNull();
-    expect(print("-s 10.0.0.1,10.0.0.2 -j DROP")).toBeNull(); // several kernel rules
-    expect(print("! -s 0.0.0.0/0 -j DROP")).toBeNull(); // refused by nft only
-    expect(print("-p tcp --dport 99999 -j ACCEPT")).toBeNull(); // invalid
-    expect(print("-m tcp -p tcp -m tcp --dport 80")).toBeNull(); // merged on nft only
-  });
-
-  it("covers nearly every rule of a kube-proxy payload", () => {
-    const text = kubeProxyVector("kube-proxy", "large-1").expected.restore;
-    const rules = parseRules(text).ruleSet.tables.flatMap((t) => t.entries);
-    let declined = 0;
-    for (const r of rules)
-      if (r.kind === "rule" && quickSaveLine(r.chain, r.args, 0, r.args.length, "IPv4") === null) declined++;
-    expect(rules.length).toBeGreaterThan(100);
-    expect(declined / rules.length).toBeLessThan(0.05);
   });
 });
 

@@ -6,17 +6,17 @@
  * a line and column, never a silent skip.
  *
  * Most lines of a large payload take a fast path: plain lines are split by {@link WordReader},
- * and `-A` rules that {@link quickCheckRule} certainly accepts skip the canonicalizer (whose
- * result the parser would only drop). Every other line, and every rule the quick check cannot
- * vouch for (all invalid ones among them), takes the general path, so problems, their messages
- * and their columns are the canonicalizer's. {@link parseRulesReference} runs the general path
+ * and `-A` rules that the shape matcher recognizes as one of kube-proxy's rule shapes, with values
+ * that keep the shape's save layout, skip the canonicalizer (whose result the parser would only
+ * drop; the layout was derived by it). Every other line, and every rule the matcher cannot vouch
+ * for (all invalid ones among them), takes the general path, so problems, their messages and their
+ * columns are the canonicalizer's. {@link parseRulesReference} runs the general path
  * only; the tests hold the two to the same output.
  *
  * @module
  */
 
 import { KubeIptablesError, type Problem } from "../../errors.js";
-import { QUICK_UNKNOWN, QUICK_VALID_IPV4, quickCheckRule } from "../../ir/canonical-quick.js";
 import type { Backend, CanonicalTarget } from "../../ir/canonical-types.js";
 import {
   BUILTIN_CHAINS,
@@ -30,6 +30,7 @@ import {
 } from "../../ir/types.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
+import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
@@ -141,15 +142,17 @@ class Parser {
   readonly backend: Backend;
   /** Whether plain lines take the fast paths (off only in {@link parseRulesReference}). */
   readonly fast: boolean;
-  /** Whether rules with IPv4 addresses may pass the quick check (false once the family is IPv6). */
-  readonly quickIPv4: boolean;
+  /** The families (IPV4, IPV6 bits) in which the fast path may vouch for a rule. */
+  readonly fastFamilies: number;
   readonly problems: Problem[] = [];
   readonly tables: Table[] = [];
   readonly pending: PendingRule[] = [];
   current: OpenTable | null = null;
   sawIPv6Address = false;
-  /** How many rules passed the quick check only as IPv4 (all wrong if the family turns out IPv6). */
+  /** How many rules the fast path took as valid in IPv4 only (all wrong if the family turns out IPv6). */
   quickIPv4Rules = 0;
+  /** How many it took as valid in IPv6 only (all wrong if the family turns out IPv4). */
+  quickIPv6Rules = 0;
   readonly tokens: TokenCache = new TokenCache();
   readonly reader: WordReader;
   /** Source lines of each table in {@link tables}. */
@@ -161,11 +164,11 @@ class Parser {
   /** Where each line starts, built on the first problem that needs a column. */
   lineStarts: number[] | null = null;
 
-  constructor(text: string, backend: Backend, fast: boolean, quickIPv4: boolean) {
+  constructor(text: string, backend: Backend, fast: boolean, fastFamilies: number) {
     this.text = text;
     this.backend = backend;
     this.fast = fast;
-    this.quickIPv4 = quickIPv4;
+    this.fastFamilies = fastFamilies;
     this.reader = new WordReader(text);
   }
 
@@ -258,8 +261,8 @@ class Parser {
   }
 
   /**
-   * The fast path for `-A CHAIN ARGS` lines whose argv passes {@link quickCheckRule}: no
-   * canonicalization, no pending check. Returns false (having recorded nothing) for any other
+   * The fast path for `-A CHAIN ARGS` lines whose argv is one of kube-proxy's rule shapes with
+   * values that keep its layout ({@link matchFamilies}): no canonicalization, no pending check. Returns false (having recorded nothing) for any other
    * line, which then takes the general path and gets the full check.
    */
   parseAppend(table: OpenTable, start: number, end: number, line: number): boolean {
@@ -282,12 +285,16 @@ class Parser {
       const w = words[k] as string;
       if (w.length < 15 && (w === "-c" || w === "--set-counters")) return false;
     }
-    const verdict = quickCheckRule(words, this.quickIPv4, 1, count);
-    if (verdict === QUICK_UNKNOWN) return false;
-    // No family detection needed: in argv the check accepts, an address flag is followed by a
-    // dotted quad and any other word by an option name or `!`, never by a value with `:`.
-    if (verdict === QUICK_VALID_IPV4) this.quickIPv4Rules++;
+    const verdict = matchFamilies(words, 1, count, this.fastFamilies, this.backend);
+    if (verdict === 0) return false;
     const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1, count) };
+    // A rule valid in one family only counts against the other. Family detection needs only the
+    // IPv6 ones: an address valid in IPv4 holds no `:`.
+    if (verdict === IPV4) this.quickIPv4Rules++;
+    else if (verdict === IPV6) {
+      this.quickIPv6Rules++;
+      if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(rule.args);
+    }
     table.entries.push(rule);
     table.entryLines.push(line);
     return true;
@@ -547,7 +554,7 @@ class Parser {
     const known = this.targets.get(rule);
     if (known !== undefined) return known;
     if (this.targets.has(rule)) return null;
-    // A rule of the fast path: the quick check accepted it, so its target is after the last `-j`.
+    // A rule of the fast path: one of the rule shapes (its values keep the layout), so its target is after the last `-j`.
     const args = rule.args;
     for (let a = args.length - 2; a >= 0; a--) {
       if (args[a] === "-j") {
@@ -668,6 +675,10 @@ function hasIPv6Address(args: readonly string[]): boolean {
   return false;
 }
 
+function familyBit(family: IPFamily): number {
+  return family === "IPv4" ? IPV4 : IPV6;
+}
+
 /**
  * Parses iptables-restore input or iptables-save output into a RuleSet, collecting problems.
  *
@@ -699,13 +710,14 @@ export function parseRulesReference(text: string, options?: ParseOptions): Parse
 
 function parse(text: string, options: ParseOptions | undefined, fast: boolean): ParseResult {
   const backend = options?.backend ?? "nft";
-  let parser = new Parser(text, backend, fast, options?.family !== "IPv6");
+  const given = options?.family;
+  let parser = new Parser(text, backend, fast, given === undefined ? IPV4 | IPV6 : familyBit(given));
   parser.run();
-  const family: IPFamily = options?.family ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
-  if (family === "IPv6" && parser.quickIPv4Rules > 0) {
-    // IPv4 addresses in an IPv6 rule set: those rules are wrong after all. Read the text again
-    // with the family known, so that they get the full check (and their problems).
-    parser = new Parser(text, backend, fast, false);
+  const family: IPFamily = given ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
+  if (family === "IPv6" ? parser.quickIPv4Rules > 0 : parser.quickIPv6Rules > 0) {
+    // Rules valid only in the other family (IPv4 addresses in an IPv6 rule set): wrong after all.
+    // Read the text again with the family known, so that they get the full check (and problems).
+    parser = new Parser(text, backend, fast, familyBit(family));
     parser.run();
   }
   parser.checkRules(family);

@@ -7,23 +7,18 @@
 
 import { KubeIptablesError } from "../../errors.js";
 import type { Backend } from "../../ir/canonical-types.js";
-import { sortChainNames } from "../../ir/chain-sort.js";
+import { sortByChainName } from "../../ir/chain-sort.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
-  type Counters,
   type IPFamily,
   type Rule,
   type RuleSet,
   type Table,
 } from "../../ir/types.js";
-import {
-  type CanonicalizeResult,
-  canonicalizeRuleOnce,
-  expandAddressLists,
-  formatCanonicalRule,
-  tryCanonicalizeRule,
-} from "../canonical/canonicalize.js";
+import { canonicalizeRuleOnce, formatCanonicalRule } from "../canonical/canonicalize.js";
+import { canonicalSaveLines, expandedSaveLines } from "../shape/general.js";
+import { matchSaveLine } from "../shape/match.js";
 
 /**
  * Options of {@link formatSave}.
@@ -41,67 +36,16 @@ export interface FormatSaveOptions {
 }
 
 /**
- * Lines per chunk: lines are joined into one string every this many, so that the per-line
- * strings die young rather than all surviving until one final join (a 10k-service state has
- * ~330,000 lines).
+ * One chain of the table being printed: its last declaration (a built-in chain's policy and
+ * counters), its rules' save lines as runs of text, and the first problem among its rules.
  */
-const CHUNK_LINES = 2048;
-
-/** The text being printed: finished chunks plus the lines of the current one. */
-class SaveWriter {
-  private readonly chunks: string[] = [];
-  private lines: string[] = [];
-
-  push(line: string): void {
-    this.lines.push(line);
-    if (this.lines.length === CHUNK_LINES) this.flush();
-  }
-
-  private flush(): void {
-    if (this.lines.length === 0) return;
-    this.lines.push("");
-    this.chunks.push(this.lines.join("\n"));
-    this.lines = [];
-  }
-
-  /** The whole text, each line ending in a newline. */
-  finish(): string {
-    this.flush();
-    return this.chunks.join("");
-  }
+interface ChainText {
+  declaration: ChainDeclaration | null;
+  readonly runs: string[];
+  problem: KubeIptablesError | null;
 }
 
 const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
-
-function ruleError(chain: string, message: string): KubeIptablesError {
-  return new KubeIptablesError([
-    { code: "PARSE", path: "", message: `-A ${chain}: ${message}`, severity: "error" },
-  ]);
-}
-
-/**
- * The save lines of a rule the canonicalizer did not take as it is: one per address when
- * `-s`/`-d` hold comma lists (a hand-built state may hold `-s a,b`, and the kernel would hold
- * one rule per address); otherwise the problem, thrown.
- */
-function expandedSaveLines(
-  chain: string,
-  args: readonly string[],
-  failure: CanonicalizeResult & { readonly ok: false },
-  family: IPFamily,
-  canonicalOptions: { readonly backend: Backend },
-  counters: Counters | undefined,
-): string[] {
-  const expanded = failure.addressList ? expandAddressLists(args, family) : null;
-  if (expanded === null) throw ruleError(chain, failure.message);
-  const lines: string[] = [];
-  for (const one of expanded) {
-    const c = tryCanonicalizeRule(one, family, canonicalOptions);
-    if (!c.ok) throw ruleError(chain, c.message);
-    lines.push(formatCanonicalRule(chain, c.rule, counters));
-  }
-  return lines;
-}
 
 /**
  * One rule's lines as `iptables-save` prints them, through the canonicalizer: one line, or one
@@ -123,81 +67,142 @@ export function saveLinesOfRule(
   family: IPFamily,
   canonicalOptions: { readonly backend: Backend },
 ): string[] {
-  const c = tryCanonicalizeRule(args, family, canonicalOptions);
-  if (c.ok) return [formatCanonicalRule(chain, c.rule)];
-  return expandedSaveLines(chain, args, c, family, canonicalOptions, undefined);
+  return canonicalSaveLines(chain, args, family, canonicalOptions.backend);
 }
 
-function pushRule(
-  lines: SaveWriter,
+/**
+ * Prints one rule onto `lines`: rules in kube-proxy's shapes (nearly all of a generated state,
+ * and of a node's dump) from their derived save layout, the rest through the canonicalizer.
+ * Returns the problem of a rule iptables would refuse.
+ */
+function printRule(
+  lines: string[],
   rule: Rule,
-  state: RuleSet,
-  canonicalOptions: { readonly backend: Backend },
+  head: string,
+  family: IPFamily,
+  backend: Backend,
   withCounters: boolean,
-): void {
+): KubeIptablesError | null {
   const counters = withCounters ? (rule.counters ?? ZERO_COUNTERS) : undefined;
+  const args = rule.args;
+  const line = matchSaveLine(
+    counters === undefined ? head : `[${counters.packets}:${counters.bytes}] ${head}`,
+    args,
+    0,
+    args.length,
+    family,
+    backend,
+  );
+  if (line !== null) {
+    lines.push(line);
+    return null;
+  }
   // Not memoized: a state is printed once, and the memo would keep every canonical rule alive.
-  const c = canonicalizeRuleOnce(rule, state.family, canonicalOptions);
+  const c = canonicalizeRuleOnce(rule, family, { backend });
   if (c.ok) {
     lines.push(formatCanonicalRule(rule.chain, c.rule, counters));
-    return;
+    return null;
   }
-  for (const line of expandedSaveLines(rule.chain, rule.args, c, state.family, canonicalOptions, counters))
-    lines.push(line);
+  try {
+    for (const one of expandedSaveLines(rule.chain, args, c, family, backend, counters)) lines.push(one);
+  } catch (error) {
+    if (error instanceof KubeIptablesError) return error;
+    throw error;
+  }
+  return null;
 }
 
+function notAState(entry: Table["entries"][number]): KubeIptablesError {
+  return new KubeIptablesError([
+    {
+      code: "PARSE",
+      path: "",
+      message: `formatSave prints a state (only -A rules); apply "${entry.op} ${entry.chain}" with applyRestore first`,
+      severity: "error",
+    },
+  ]);
+}
+
+/**
+ * Pushes one table's text onto `out`. The rules are printed in the order they are held (each
+ * run of one chain's rules into one string), and the runs then placed in iptables-save's chain
+ * order: printing a 10k-service state rule by rule in sorted chain order visits its ~320,000
+ * rule objects all over the heap, which cost more than the printing. A problem is thrown for the
+ * first bad rule in the printed order, as printing in that order would.
+ */
 function pushTable(
-  lines: SaveWriter,
+  out: string[],
   table: Table,
-  state: RuleSet,
+  family: IPFamily,
   options: FormatSaveOptions | undefined,
 ): void {
   const builtins = BUILTIN_CHAINS[table.name] ?? [];
-  // Declarations of built-in chains (for policy and counters); user chains need only their names.
-  const declared = new Map<string, ChainDeclaration>();
-  const user = new Set<string>();
-  for (const d of table.chains) {
-    if (builtins.includes(d.name)) declared.set(d.name, d);
-    else user.add(d.name);
-  }
-  const byChain = new Map<string, Rule[]>();
-  for (const e of table.entries) {
-    if (e.kind !== "rule" || e.op !== "-A" || e.index !== undefined) {
-      throw new KubeIptablesError([
-        {
-          code: "PARSE",
-          path: "",
-          message: `formatSave prints a state (only -A rules); apply "${e.op} ${e.chain}" with applyRestore first`,
-          severity: "error",
-        },
-      ]);
+  const chains = new Map<string, ChainText>();
+  const chainOf = (name: string): ChainText => {
+    let chain = chains.get(name);
+    if (chain === undefined) {
+      chain = { declaration: null, runs: [], problem: null };
+      chains.set(name, chain);
     }
-    let list = byChain.get(e.chain);
-    if (list === undefined) {
-      list = [];
-      byChain.set(e.chain, list);
-    }
-    list.push(e);
-  }
-  for (const chain of byChain.keys()) if (!builtins.includes(chain)) user.add(chain);
-  const order = builtins.concat(sortChainNames([...user]));
+    return chain;
+  };
+  for (const d of table.chains) chainOf(d.name).declaration = d;
 
-  lines.push(`*${table.name}`);
-  for (const name of builtins) {
-    const d = declared.get(name);
-    const c = d?.counters;
-    lines.push(`:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]`);
-  }
-  for (const name of order) if (!builtins.includes(name)) lines.push(`:${name} - [0:0]`);
-  const canonicalOptions = { backend: options?.backend ?? "nft" } as const;
+  const backend = options?.backend ?? "nft";
   const withCounters = options?.counters === true;
-  for (const name of order) {
-    const rules = byChain.get(name);
-    if (rules === undefined) continue;
-    for (let i = 0; i < rules.length; i++)
-      pushRule(lines, rules[i] as Rule, state, canonicalOptions, withCounters);
+  const lines: string[] = [];
+  let run: ChainText | null = null;
+  let runName = "";
+  let head = "";
+  const endRun = (): void => {
+    if (run !== null && lines.length > 0) {
+      lines.push("");
+      run.runs.push(lines.join("\n"));
+    }
+    lines.length = 0;
+  };
+  const entries = table.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Table["entries"][number];
+    if (e.kind !== "rule" || e.op !== "-A" || e.index !== undefined) throw notAState(e);
+    if (run === null || e.chain !== runName) {
+      endRun();
+      runName = e.chain;
+      run = chainOf(runName);
+      head = `-A ${runName}`;
+    }
+    if (run.problem === null) run.problem = printRule(lines, e, head, family, backend, withCounters);
   }
-  lines.push("COMMIT");
+  endRun();
+
+  const names: string[] = [];
+  const user: ChainText[] = [];
+  for (const [name, chain] of chains) {
+    if (builtins.includes(name)) continue;
+    names.push(name);
+    user.push(chain);
+  }
+  sortByChainName(names, user);
+  let text = `*${table.name}\n`;
+  for (const name of builtins) {
+    const d = chains.get(name)?.declaration;
+    const c = d?.counters;
+    text += `:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]\n`;
+  }
+  out.push(text);
+  if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
+  for (const name of builtins) {
+    const chain = chains.get(name);
+    if (chain !== undefined) pushRuns(out, chain);
+  }
+  for (let i = 0; i < user.length; i++) pushRuns(out, user[i] as ChainText);
+  out.push("COMMIT\n");
+}
+
+/** Pushes a chain's runs, or throws its problem. */
+function pushRuns(out: string[], chain: ChainText): void {
+  if (chain.problem !== null) throw chain.problem;
+  for (let i = 0; i < chain.runs.length; i++) out.push(chain.runs[i] as string);
 }
 
 /**
@@ -214,17 +219,17 @@ function pushTable(
  * // "*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n"
  */
 export function formatSave(state: RuleSet, options?: FormatSaveOptions): string {
-  const lines = new SaveWriter();
+  const out: string[] = [];
   const wanted = options?.tables;
   for (const table of state.tables) {
     if (wanted !== undefined && !wanted.includes(table.name)) continue;
-    pushTable(lines, table, state, options);
+    pushTable(out, table, state.family, options);
   }
   if (wanted !== undefined) {
     for (const name of wanted) {
       if (state.tables.some((t) => t.name === name)) continue;
-      pushTable(lines, { name, chains: [], entries: [] }, state, options);
+      pushTable(out, { name, chains: [], entries: [] }, state.family, options);
     }
   }
-  return lines.finish();
+  return out.join("");
 }

@@ -1,8 +1,8 @@
 /**
  * The printers of a rule shape: its arguments (the rule object), its restore line, and its save
- * lines. This first version fills the arguments and prints the save form through the general
- * canonicalizer; the save layout derived once per shape replaces that without changing what
- * these functions return.
+ * lines. The save form comes from the shape's derived save layout (see template.ts) when every
+ * value keeps it, and from the general canonicalizer otherwise; the two print the same (a
+ * property test holds them equal).
  *
  * @module
  */
@@ -10,7 +10,8 @@
 import type { Backend } from "../../ir/canonical-types.js";
 import type { IPFamily } from "../../ir/types.js";
 import { quoteArgument } from "../print/restore.js";
-import { saveLinesOfRule } from "../print/save.js";
+import { canonicalSaveLines } from "./general.js";
+import { fillTemplate, saveTemplate } from "./template.js";
 import type { RuleShape } from "./types.js";
 
 /**
@@ -66,7 +67,27 @@ export function saveLines(
   values: readonly string[],
   form: SaveForm,
 ): string[] {
-  return saveLinesOfRule(chain, shapeArgs(shape, values), form.family, { backend: form.backend });
+  const line = fastSaveLine(shape, chain, values, form);
+  if (line !== null) return [line];
+  return canonicalSaveLines(chain, shapeArgs(shape, values), form.family, form.backend);
+}
+
+/**
+ * The save line from the shape's derived layout, or `null` when a value does not keep it (or
+ * the shape has no layout in this family): then only the general path knows.
+ *
+ * @example
+ * fastSaveLine(JUMP, "KUBE-EXT-X", ["KUBE-SVC-X"], { family: "IPv4", backend: "nft" }) // "-A KUBE-EXT-X -j KUBE-SVC-X"
+ * fastSaveLine(FROM_SOURCE, "KUBE-FW-X", ["c", "0.0.0.0/0", "KUBE-EXT-X"], { family: "IPv4", backend: "nft" }) // null
+ */
+export function fastSaveLine(
+  shape: RuleShape,
+  chain: string,
+  values: readonly string[],
+  form: SaveForm,
+): string | null {
+  const template = saveTemplate(shape, values, form.family, form.backend);
+  return template === null ? null : fillTemplate(template, `-A ${chain}`, values, form.family);
 }
 
 /**
@@ -77,6 +98,8 @@ export function saveLines(
  * saveText(JUMP, "KUBE-EXT-X", ["KUBE-SVC-X"], { family: "IPv4", backend: "nft" }) // "-A KUBE-EXT-X -j KUBE-SVC-X\n"
  */
 export function saveText(shape: RuleShape, chain: string, values: readonly string[], form: SaveForm): string {
-  const lines = saveLines(shape, chain, values, form);
+  const line = fastSaveLine(shape, chain, values, form);
+  if (line !== null) return `${line}\n`;
+  const lines = canonicalSaveLines(chain, shapeArgs(shape, values), form.family, form.backend);
   return lines.length === 1 ? `${lines[0]}\n` : `${lines.join("\n")}\n`;
 }
