@@ -44,11 +44,6 @@ export { formatJson } from "./format/json.js";
 export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./format/parse.js";
 export { formatRestore } from "./format/restore.js";
 export { type FormatSaveOptions, formatSave } from "./format/save.js";
-// Generate: model → rules and text.
-export { createGenerator, type Generator } from "./generate/generator.js";
-export { generateRestoreText } from "./generate/restore-text.js";
-export { type GenerateOptions, generateRules, generateState } from "./generate/rules.js";
-export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
 // Graph: a service port's path through the chains, as a picture.
 export {
   type ActionKind,
@@ -68,6 +63,11 @@ export {
   renderSvg,
   type ServiceGraph,
 } from "./graph/index.js";
+// Generate: model → rules and text.
+export { createGenerator, type Generator } from "./iptables/output/generator.js";
+export { generateRestoreText } from "./iptables/output/restore-text.js";
+export { type GenerateOptions, generateRules, generateState } from "./iptables/output/rules.js";
+export { generateSaveText, type SaveTextOptions } from "./iptables/output/save-text.js";
 export type { Backend } from "./ir/canonical-types.js";
 export type {
   ChainCommand,

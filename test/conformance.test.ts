@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
-import { generateRules, stateAfterFullSync } from "../src/generate/rules.js";
+import { generateRules, stateAfterFullSync } from "../src/iptables/output/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { listVectors, readJson, type Vector } from "./support/fixtures.js";

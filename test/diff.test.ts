@@ -20,7 +20,7 @@ import {
 import { parseRules, parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
 import { tokenizeLine, tokenizesTo } from "../src/format/tokenize.js";
-import { generateRules, generateState } from "../src/generate/rules.js";
+import { generateRules, generateState } from "../src/iptables/output/rules.js";
 import { canonicalizeRule, formatCanonicalRule } from "../src/ir/canonical.js";
 import { applyRestore } from "../src/ir/state.js";
 import type { IPFamily, Rule, RuleSet } from "../src/ir/types.js";

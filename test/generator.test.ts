@@ -1,9 +1,9 @@
 // createGenerator remembers each service port's text between full generations; whatever it
 // reuses, every call must print what a fresh generation prints.
 import { describe, expect, it } from "vitest";
-import { createGenerator, type Generator } from "../src/generate/generator.js";
-import { generateRestoreText } from "../src/generate/restore-text.js";
-import { samePort } from "../src/generate/same-port.js";
+import { createGenerator, type Generator } from "../src/iptables/output/generator.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
+import { samePort } from "../src/iptables/same-port.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterModel, Endpoint, ServicePort } from "../src/model/types.js";
 import { randomCluster } from "./support/random-cluster.js";

@@ -4,8 +4,8 @@
 // drawn where the rules put them.
 import { describe, expect, it } from "vitest";
 import { parseRules } from "../src/format/parse.js";
-import { generateState } from "../src/generate/rules.js";
 import { buildServiceGraph, listServicePorts, overlayTrace, type ServiceGraph } from "../src/graph/index.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import type { IPFamily, RuleSet } from "../src/ir/types.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../src/kube/types.js";

@@ -6,9 +6,9 @@ import { describe, expect, test } from "vitest";
 import { formatProblem } from "../src/errors.js";
 import { formatRestore, quoteArgument } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
-import { generateRestoreText } from "../src/generate/restore-text.js";
-import { generateRules, generateState } from "../src/generate/rules.js";
-import { generateSaveText } from "../src/generate/save-text.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
+import { generateRules, generateState } from "../src/iptables/output/rules.js";
+import { generateSaveText } from "../src/iptables/output/save-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import {
   argvArbitrary,

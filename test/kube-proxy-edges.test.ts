@@ -1,7 +1,7 @@
 // Behaviour of kube-proxy v1.30 that the conformance vectors do not exercise, pinned from the
 // spec (docs cited per test) so that a change to the generator cannot drift from it unnoticed.
 import { describe, expect, it } from "vitest";
-import { generateRestoreText } from "../src/generate/restore-text.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "../src/kube/types.js";
 

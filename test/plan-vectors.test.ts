@@ -2,7 +2,7 @@
 // lists the plan decides are exactly the chains and jumps the iptables generator wrote (which
 // is byte for byte what kube-proxy wrote, see conformance.test.ts).
 import { describe, expect, it } from "vitest";
-import { generateRules } from "../src/generate/rules.js";
+import { generateRules } from "../src/iptables/output/rules.js";
 import type { Rule, RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";

@@ -2,14 +2,14 @@
 // before PreferSameZone (zone hints), and a duplicate endpoint prefers a non-terminating copy.
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { categorizeEndpoints } from "../src/generate/endpoints.js";
-import { generateRules } from "../src/generate/rules.js";
+import { generateRules } from "../src/iptables/output/rules.js";
 import { DEFAULT_CONFIG, resolveConfig } from "../src/kube/config.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import { modelPolicies } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { PROFILES } from "../src/model/profiles.js";
 import type { ClusterModel, Endpoint, Profile, ServicePort } from "../src/model/types.js";
+import { categorizeEndpoints } from "../src/plan/endpoints.js";
 
 function ep(ip: string, extra: Partial<Endpoint> = {}): Endpoint {
   return {

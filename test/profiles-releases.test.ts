@@ -3,7 +3,7 @@
 // difference between two neighbouring profiles on a small model.
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { generateRules } from "../src/generate/rules.js";
+import { generateRules } from "../src/iptables/output/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, ProxyConfigInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";

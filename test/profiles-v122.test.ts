@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { generateRules, generateState } from "../src/generate/rules.js";
+import { generateRules, generateState } from "../src/iptables/output/rules.js";
 import { isBuiltinChain, type Rule, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";

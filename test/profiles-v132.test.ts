@@ -6,11 +6,12 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { canonicalSort } from "../src/format/canonical-sort.js";
 import { formatRestore } from "../src/format/restore.js";
-import { createContext } from "../src/generate/context.js";
-import { assemblePayload, generateRules, sortServicePorts } from "../src/generate/rules.js";
-import { buildServicePortRules } from "../src/generate/service-port.js";
+import { createContext } from "../src/iptables/context.js";
+import { assemblePayload, generateRules } from "../src/iptables/output/rules.js";
+import { buildServicePortRules } from "../src/iptables/writers/service-port-text.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterModel } from "../src/model/types.js";
+import { sortServicePorts } from "../src/plan/order.js";
 import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 
 const example = (name: string): string =>

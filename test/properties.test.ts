@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { parseRules } from "../src/format/parse.js";
 import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
-import { generateRules, generateState } from "../src/generate/rules.js";
+import { generateRules, generateState } from "../src/iptables/output/rules.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { ClusterModel } from "../src/model/types.js";
 import {

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { parseRules } from "../src/format/parse.js";
 import { formatRestore } from "../src/format/restore.js";
-import { generateRestoreText } from "../src/generate/restore-text.js";
-import { type GenerateOptions, generateRules } from "../src/generate/rules.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
+import { type GenerateOptions, generateRules } from "../src/iptables/output/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import type { ClusterModel } from "../src/model/types.js";

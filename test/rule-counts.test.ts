@@ -5,7 +5,7 @@
 //   (no node port, node IP outside the range):                  5 + S·(8 + 3E)
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { generateRules } from "../src/generate/rules.js";
+import { generateRules } from "../src/iptables/output/rules.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput, EndpointSlice, Service } from "./support/stored-types.js";
 

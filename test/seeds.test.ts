@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
-import { generateRules, generateState } from "../src/generate/rules.js";
+import { generateRules, generateState } from "../src/iptables/output/rules.js";
 import { modelFromKubernetes } from "../src/kube/from-kubernetes.js";
 import { readClusterText } from "../src/kube/read-input.js";
 import type { ClusterModel } from "../src/model/types.js";

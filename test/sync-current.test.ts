@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { KubeIptablesError } from "../src/errors.js";
 import { parseRules, parseRulesOrThrow } from "../src/format/parse.js";
 import { formatSave } from "../src/format/save.js";
-import { generateState, isServiceChain } from "../src/generate/rules.js";
+import { generateState, isServiceChain } from "../src/iptables/output/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import { isBuiltinChain, type RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";

@@ -3,7 +3,7 @@
 // past its size) give deltas that, applied to the previous state, give a full generation's.
 import { describe, expect, it } from "vitest";
 import { formatSave } from "../src/format/save.js";
-import { generateState } from "../src/generate/rules.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import { createSync } from "../src/sync/index.js";

@@ -3,7 +3,7 @@
 // choice), and so must an update after a change.
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
-import { generateRules } from "../src/generate/rules.js";
+import { generateRules } from "../src/iptables/output/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput, EndpointSlice, ProxyConfigInput, Service } from "../src/kube/types.js";
 import { createSync } from "../src/sync/index.js";

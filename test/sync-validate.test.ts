@@ -3,7 +3,7 @@
 // lists, and the rules match a full generation of the valid objects.
 import { describe, expect, it } from "vitest";
 import { formatSave } from "../src/format/save.js";
-import { generateState } from "../src/generate/rules.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { formatRestore } from "../src/format/restore.js";
 import { formatSave } from "../src/format/save.js";
-import { generateState } from "../src/generate/rules.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import { applyRestore } from "../src/ir/state.js";
 import type { RuleSet } from "../src/ir/types.js";
 import { modelFromInput } from "../src/kube/to-model.js";

@@ -5,7 +5,7 @@
 // plugin's chains are then added where that plugin puts them (its jumps first or last in the
 // built-in chains). Names and comments imitate the plugins; nothing is copied from a real node.
 import { formatSave } from "../src/format/save.js";
-import { generateState } from "../src/generate/rules.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterInput } from "../src/kube/types.js";
 

@@ -5,9 +5,8 @@
 // probability equal to the kernel's effective share computed here from the k values.
 import { describe, expect, it } from "vitest";
 import { parseRules } from "../src/format/parse.js";
-import { createContext, type GenerationContext } from "../src/generate/context.js";
-import { categorizeEndpoints } from "../src/generate/endpoints.js";
-import { generateState } from "../src/generate/rules.js";
+import { createContext, type GenerationContext } from "../src/iptables/context.js";
+import { generateState } from "../src/iptables/output/rules.js";
 import { canonicalAddress } from "../src/ir/canonical-address.js";
 import { probabilityToStored } from "../src/ir/canonical-values.js";
 import { modelFromInput } from "../src/kube/to-model.js";
@@ -15,6 +14,7 @@ import type { ClusterInput } from "../src/kube/types.js";
 import type { Endpoint, ServicePort } from "../src/model/types.js";
 import { endpointChain, servicePortName } from "../src/naming/chain-names.js";
 import { probability } from "../src/naming/probability.js";
+import { categorizeEndpoints } from "../src/plan/endpoints.js";
 import {
   add,
   equals,

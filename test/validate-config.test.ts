@@ -3,8 +3,8 @@
 // config and from prepareCluster's overrides alike, instead of failing while printing.
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { generateRestoreText } from "../src/generate/restore-text.js";
-import { generateSaveText } from "../src/generate/save-text.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
+import { generateSaveText } from "../src/iptables/output/save-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { validateClusterInput } from "../src/kube/validate.js";

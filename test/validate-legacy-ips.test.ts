@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
-import { generateRestoreText } from "../src/generate/restore-text.js";
+import { generateRestoreText } from "../src/iptables/output/restore-text.js";
 import { prepareCluster } from "../src/kube/from-kubernetes.js";
 import type { ClusterInput } from "../src/kube/types.js";
 import { canonicalIP, parseCidr } from "../src/model/ip.js";

@@ -3,7 +3,7 @@
 // the generated state of the cluster of one or more files and directories.
 
 import { detectTextForm } from "../format/detect.js";
-import { generateState, stateAfterFullSync } from "../generate/rules.js";
+import { generateState, stateAfterFullSync } from "../iptables/output/rules.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";

@@ -9,7 +9,7 @@
  * @module
  */
 import { formatEntry, formatRestore } from "../format/restore.js";
-import { isServiceChain } from "../generate/rules.js";
+import { isServiceChain } from "../iptables/output/rules.js";
 import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ChainDiff, RuleSetDiff } from "./diff-rules.js";
 import { editChain, type RuleList } from "./edit-script.js";

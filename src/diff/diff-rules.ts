@@ -7,7 +7,7 @@
  */
 
 import { tokenizesTo } from "../format/tokenize.js";
-import { isServiceChain } from "../generate/rules.js";
+import { isServiceChain } from "../iptables/output/rules.js";
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import { quickSaveLine } from "../ir/save-quick.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";

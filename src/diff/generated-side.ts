@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { createContext } from "../generate/context.js";
-import { generateState, payloadHead } from "../generate/rules.js";
-import { generateSaveText } from "../generate/save-text.js";
+import { createContext } from "../iptables/context.js";
+import { generateState, payloadHead } from "../iptables/output/rules.js";
+import { generateSaveText } from "../iptables/output/save-text.js";
 import type { RuleSet, Table } from "../ir/types.js";
 import type { ClusterModel } from "../model/types.js";
 import { kubeProxyChainsOfDeclared } from "./diff-rules.js";

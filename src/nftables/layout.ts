@@ -9,7 +9,7 @@
  * @module
  */
 
-import { masqueradeMark } from "../generate/context.js";
+import { masqueradeMark } from "../iptables/context.js";
 import type { Endpoint } from "../model/types.js";
 import { nftEndpointBase, nftServicePortNames, nftServicePortReadable } from "../naming/nft-names.js";
 import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "../plan/types.js";

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { sortServicePorts } from "../generate/rules.js";
 import type { ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel, ServicePort } from "../model/types.js";
 import { planNode } from "./node-plan.js";
+import { sortServicePorts } from "./order.js";
 import { planServicePort } from "./service-port-plan.js";
 import type { ClusterPlan, ServicePortPlan } from "./types.js";
 

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { categorizeEndpoints, externallyAccessible, legacyEndpoints } from "../generate/endpoints.js";
-import { rangeContains } from "../generate/rule-parts.js";
+
+import { cidrContains, parseCidr } from "../model/ip.js";
 import type { ClusterModel, Endpoint, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
+import { categorizeEndpoints, externallyAccessible, legacyEndpoints } from "./endpoints.js";
 import type { NodePlan, NoEndpointsVerdict, ServicePortPlan } from "./types.js";
 
 /**
@@ -80,4 +81,10 @@ function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
     if (ep.isLocal) localReady.push(ep);
   }
   return { endpoints, ready, localReady };
+}
+
+/** Whether a source range (a canonical CIDR) contains an address. */
+function rangeContains(range: string, ip: string): boolean {
+  const cidr = parseCidr(range);
+  return cidr !== null && cidrContains(cidr, ip);
 }

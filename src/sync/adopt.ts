@@ -8,8 +8,8 @@
  * @module
  */
 import { canonicalKey, deltaOf, diffRules, pinnedChains } from "../diff/index.js";
-import { builtinJumps, jumpTargetChains } from "../generate/base-chains.js";
-import { isServiceChain, stateAfterFullSync } from "../generate/rules.js";
+import { builtinJumps, jumpTargetChains } from "../iptables/base-chains.js";
+import { isServiceChain, stateAfterFullSync } from "../iptables/output/rules.js";
 import { type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ProfileTraits } from "../model/profiles.js";
 import { type DeltaCounts, zeroCounts } from "./delta.js";

@@ -7,14 +7,14 @@
  */
 
 import type { RuleList } from "../diff/edit-script.js";
-import { rulesOfText } from "../generate/block.js";
-import type { GenerationContext } from "../generate/context.js";
+import type { GenerationContext } from "../iptables/context.js";
+import { rulesOfText } from "../iptables/output/block.js";
 import {
   buildServicePortRules,
   buildServicePortText,
   type ServicePortRules,
   type ServicePortText,
-} from "../generate/service-port.js";
+} from "../iptables/writers/service-port-text.js";
 import type { Rule } from "../ir/types.js";
 import type { ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";

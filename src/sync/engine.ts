@@ -9,11 +9,11 @@
 
 import { KubeIptablesError, type Problem } from "../errors.js";
 import { formatRestore } from "../format/restore.js";
-import { nodePortsTailRules } from "../generate/base-chains.js";
-import { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "../generate/context.js";
-import { joinPayload } from "../generate/restore-text.js";
-import { assemblePayload, stateAfterFullSync } from "../generate/rules.js";
-import { samePort } from "../generate/same-port.js";
+import { nodePortsTailRules } from "../iptables/base-chains.js";
+import { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "../iptables/context.js";
+import { joinPayload } from "../iptables/output/restore-text.js";
+import { assemblePayload, stateAfterFullSync } from "../iptables/output/rules.js";
+import { samePort } from "../iptables/same-port.js";
 import { applyRestore } from "../ir/state.js";
 import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";

@@ -3,7 +3,7 @@
 // and the kernel's choices compared with what the tracer listed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatSave } from "../../src/format/save.js";
-import { generateState } from "../../src/generate/rules.js";
+import { generateState } from "../../src/iptables/output/rules.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import { prepareCluster } from "../../src/kube/from-kubernetes.js";
 import type { IPFamily } from "../../src/model/types.js";

@@ -15,12 +15,12 @@ import type {
 } from "../../src/format/restore.js";
 import type { formatSave as FormatSave } from "../../src/format/save.js";
 import { tokenizeLine } from "../../src/format/tokenize.js";
-import type { generateRestoreText as GenerateRestoreText } from "../../src/generate/restore-text.js";
+import type { generateRestoreText as GenerateRestoreText } from "../../src/iptables/output/restore-text.js";
 import type {
   generateRules as GenerateRules,
   generateState as GenerateState,
-} from "../../src/generate/rules.js";
-import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
+} from "../../src/iptables/output/rules.js";
+import type { generateSaveText as GenerateSaveText } from "../../src/iptables/output/save-text.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import type { prepareCluster as PrepareCluster } from "../../src/kube/from-kubernetes.js";
 import { randomCluster } from "../support/random-cluster.js";

@@ -13,7 +13,7 @@ import { diffRules, formatDelta } from "../../src/diff/index.js";
 import { parseRules, parseRulesOrThrow } from "../../src/format/parse.js";
 import { formatRestore } from "../../src/format/restore.js";
 import { formatSave } from "../../src/format/save.js";
-import { generateState } from "../../src/generate/rules.js";
+import { generateState } from "../../src/iptables/output/rules.js";
 import type { RuleSet } from "../../src/ir/types.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { createSync } from "../../src/sync/index.js";

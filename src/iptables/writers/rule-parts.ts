@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { appendRule, type Rule } from "../ir/types.js";
-import { cidrContains, parseCidr } from "../model/ip.js";
+import { appendRule, type Rule } from "../../ir/types.js";
+import { cidrContains, parseCidr } from "../../model/ip.js";
 
 /**
  * The filter rule that opens a health-check node port (always TCP).

@@ -10,10 +10,12 @@
  * @module
  */
 
-import { formatEntry, needsEscape, quoteArgument as q } from "../format/restore.js";
-import type { Endpoint, ServicePort } from "../model/types.js";
-import { endpointChain, servicePortChains, servicePortName } from "../naming/chain-names.js";
-import { probability } from "../naming/probability.js";
+import { formatEntry, needsEscape, quoteArgument as q } from "../../format/restore.js";
+import type { Endpoint, ServicePort } from "../../model/types.js";
+import { endpointChain, servicePortChains, servicePortName } from "../../naming/chain-names.js";
+import { probability } from "../../naming/probability.js";
+import { categorizeEndpoints, externallyAccessible } from "../../plan/endpoints.js";
+import type { GenerationContext } from "../context.js";
 import {
   argsText,
   declarationLine,
@@ -21,15 +23,13 @@ import {
   type ServicePortRules,
   type ServicePortText,
   textOfRules,
-} from "./block.js";
-import type { GenerationContext } from "./context.js";
+} from "../output/block.js";
+import { checkWritablePort } from "../writable.js";
 import { appendEndpointSaveRuns, type Balancing } from "./endpoint-save.js";
-import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
-import { buildXlbServicePortRules } from "./service-port-xlb.js";
-import { checkWritablePort } from "./writable.js";
+import { buildXlbServicePortRules } from "./xlb.js";
 
-export type { ServicePortRules, ServicePortText } from "./block.js";
+export type { ServicePortRules, ServicePortText } from "../output/block.js";
 
 /**
  * Builds the rules of one service port.

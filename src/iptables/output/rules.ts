@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { checkWritable } from "../format/unsafe-text.js";
+import { checkWritable } from "../../format/unsafe-text.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -12,10 +12,10 @@ import {
   type Rule,
   type RuleSet,
   type Table,
-} from "../ir/types.js";
-import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
-import type { ClusterModel, ServicePort } from "../model/types.js";
-import { servicePortName } from "../naming/chain-names.js";
+} from "../../ir/types.js";
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../../model/profiles.js";
+import type { ClusterModel } from "../../model/types.js";
+import { sortServicePorts } from "../../plan/order.js";
 import {
   builtinJumps,
   filterChains,
@@ -25,9 +25,9 @@ import {
   NAT_FIXED_CHAINS,
   natHeadRules,
   nodePortsTailRules,
-} from "./base-chains.js";
-import { createContext, type GenerationContext } from "./context.js";
-import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
+} from "../base-chains.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { buildServicePortRules, type ServicePortRules } from "../writers/service-port-text.js";
 
 /**
  * Options of {@link generateRules}.
@@ -63,48 +63,6 @@ const XLB_SERVICE_CHAIN_PREFIXES = ["KUBE-SVC-", "KUBE-SEP-", "KUBE-FW-", "KUBE-
 export function isServiceChain(name: string, traits: ProfileTraits = PROFILES[DEFAULT_PROFILE]): boolean {
   const prefixes = traits.externalChains === "xlb" ? XLB_SERVICE_CHAIN_PREFIXES : SERVICE_CHAIN_PREFIXES;
   return prefixes.some((prefix) => name.startsWith(prefix));
-}
-
-/**
- * The order kube-proxy's (sorted) walk visits service ports in: `ns/name:port` as bytes, then
- * the protocol.
- */
-export function compareServicePorts(a: ServicePort, b: ServicePort): number {
-  const an = servicePortName(a.namespace, a.name, a.portName);
-  const bn = servicePortName(b.namespace, b.name, b.portName);
-  if (an !== bn) return an < bn ? -1 : 1;
-  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
-}
-
-/** A service port with its sort key, built once per port rather than once per comparison. */
-interface Keyed {
-  readonly key: string;
-  readonly protocol: string;
-  readonly port: ServicePort;
-}
-
-function compareKeyed(a: Keyed, b: Keyed): number {
-  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
-  return a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0;
-}
-
-/** Sorts service ports into generation order (a copy); same order as {@link compareServicePorts}. */
-export function sortServicePorts(ports: readonly ServicePort[]): ServicePort[] {
-  // Comparing through compareServicePorts would build two name strings per comparison
-  // (~280,000 for 10k ports); the keys are built once instead.
-  const keyed: Keyed[] = new Array<Keyed>(ports.length);
-  for (let i = 0; i < ports.length; i++) {
-    const port = ports[i] as ServicePort;
-    keyed[i] = {
-      key: servicePortName(port.namespace, port.name, port.portName),
-      protocol: port.protocol,
-      port,
-    };
-  }
-  keyed.sort(compareKeyed);
-  const sorted: ServicePort[] = new Array<ServicePort>(keyed.length);
-  for (let i = 0; i < keyed.length; i++) sorted[i] = (keyed[i] as Keyed).port;
-  return sorted;
 }
 
 const userChain = (name: string): ChainDeclaration => ({ name, policy: null });

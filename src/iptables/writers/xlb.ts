@@ -10,13 +10,13 @@
  *
  * @module
  */
-import { appendRule, type Rule } from "../ir/types.js";
-import type { Endpoint, ServicePort } from "../model/types.js";
-import { chainHash, endpointChain, servicePortName } from "../naming/chain-names.js";
-import { probability } from "../naming/probability.js";
-import type { ServicePortRules } from "./block.js";
-import type { GenerationContext } from "./context.js";
-import { legacyEndpoints } from "./endpoints.js";
+import { appendRule, type Rule } from "../../ir/types.js";
+import type { Endpoint, ServicePort } from "../../model/types.js";
+import { chainHash, endpointChain, servicePortName } from "../../naming/chain-names.js";
+import { probability } from "../../naming/probability.js";
+import { legacyEndpoints } from "../../plan/endpoints.js";
+import type { GenerationContext } from "../context.js";
+import type { ServicePortRules } from "../output/block.js";
 import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
 
 /**

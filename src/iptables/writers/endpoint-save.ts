@@ -14,14 +14,14 @@
  * @module
  */
 
-import { isPositive, portAt } from "../ir/canonical-quick.js";
-import { probabilityToStored, probabilityToText } from "../ir/canonical-values.js";
-import { RECENT_MASK_SOURCE, savedAddress, savedComment, savedDestination } from "../ir/save-quick.js";
-import type { IPFamily } from "../ir/types.js";
-import { isCanonicalIPv6 } from "../model/ip.js";
-import { scanIPv6 } from "../model/ip-scan.js";
-import type { Endpoint } from "../model/types.js";
-import { probability } from "../naming/probability.js";
+import { isPositive, portAt } from "../../ir/canonical-quick.js";
+import { probabilityToStored, probabilityToText } from "../../ir/canonical-values.js";
+import { RECENT_MASK_SOURCE, savedAddress, savedComment, savedDestination } from "../../ir/save-quick.js";
+import type { IPFamily } from "../../ir/types.js";
+import { isCanonicalIPv6 } from "../../model/ip.js";
+import { scanIPv6 } from "../../model/ip-scan.js";
+import type { Endpoint } from "../../model/types.js";
+import { probability } from "../../naming/probability.js";
 
 /** One load-balancing chain and the endpoints it spreads over; `seps[i]` is `endpoints[i]`'s chain. */
 export interface Balancing {

@@ -7,17 +7,18 @@
  *
  * @module
  */
-import { saveLinesOfRule } from "../format/save.js";
-import { tokenizeLine, WordReader } from "../format/tokenize.js";
-import type { Backend } from "../ir/canonical-types.js";
-import { sortByChainName } from "../ir/chain-sort.js";
-import { appendQuickSaveLine } from "../ir/save-quick.js";
-import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../ir/types.js";
-import type { ClusterModel } from "../model/types.js";
-import { builtinJumps, jumpTargetChains } from "./base-chains.js";
-import { createContext } from "./context.js";
-import { type GenerateOptions, payloadHead, payloadTail, sortServicePorts } from "./rules.js";
-import { buildServicePortText } from "./service-port.js";
+import { saveLinesOfRule } from "../../format/save.js";
+import { tokenizeLine, WordReader } from "../../format/tokenize.js";
+import type { Backend } from "../../ir/canonical-types.js";
+import { sortByChainName } from "../../ir/chain-sort.js";
+import { appendQuickSaveLine } from "../../ir/save-quick.js";
+import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../../ir/types.js";
+import type { ClusterModel } from "../../model/types.js";
+import { sortServicePorts } from "../../plan/order.js";
+import { builtinJumps, jumpTargetChains } from "../base-chains.js";
+import { createContext } from "../context.js";
+import { buildServicePortText } from "../writers/service-port-text.js";
+import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
 
 /**
  * Options of {@link generateSaveText}.

@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { RestoreLineWriter } from "../format/restore.js";
-import type { ClusterModel } from "../model/types.js";
+import { RestoreLineWriter } from "../../format/restore.js";
+import type { ClusterModel } from "../../model/types.js";
+import { sortServicePorts } from "../../plan/order.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { buildServicePortText } from "../writers/service-port-text.js";
 import type { ServicePortText } from "./block.js";
-import { createContext, type GenerationContext } from "./context.js";
-import { type GenerateOptions, payloadHead, payloadTail, sortServicePorts } from "./rules.js";
-import { buildServicePortText } from "./service-port.js";
+import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
 
 /**
  * The payload kube-proxy writes on a full sync of this model, as `iptables-restore` input: byte

@@ -6,14 +6,15 @@
  *
  * @module
  */
-import type { ClusterModel, ServicePort } from "../model/types.js";
-import { servicePortName } from "../naming/chain-names.js";
+import type { ClusterModel, ServicePort } from "../../model/types.js";
+import { servicePortName } from "../../naming/chain-names.js";
+import { sortServicePorts } from "../../plan/order.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { samePort } from "../same-port.js";
+import { buildServicePortText } from "../writers/service-port-text.js";
 import type { ServicePortText } from "./block.js";
-import { createContext, type GenerationContext } from "./context.js";
 import { joinPayload } from "./restore-text.js";
-import { type GenerateOptions, sortServicePorts } from "./rules.js";
-import { samePort } from "./same-port.js";
-import { buildServicePortText } from "./service-port.js";
+import type { GenerateOptions } from "./rules.js";
 
 /**
  * A stateful generator of full payloads; see {@link createGenerator}.

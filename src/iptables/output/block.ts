@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { formatEntry, quoteArgument } from "../format/restore.js";
-import { TokenCache, tokenizeLine } from "../format/tokenize.js";
-import { appendRule, type Rule } from "../ir/types.js";
+import { formatEntry, quoteArgument } from "../../format/restore.js";
+import { TokenCache, tokenizeLine } from "../../format/tokenize.js";
+import { appendRule, type Rule } from "../../ir/types.js";
 
 /**
  * A service port's lines of `iptables-restore` text, per payload section; every line ends with
