@@ -8,7 +8,7 @@ import { canonicalSort } from "../src/format/canonical-sort.js";
 import { formatRestore } from "../src/format/restore.js";
 import { createContext } from "../src/iptables/context.js";
 import { assemblePayload, generateRules } from "../src/iptables/output/rules.js";
-import { buildServicePortRules } from "../src/iptables/writers/service-port-text.js";
+import { servicePortRules } from "../src/iptables/output/write-port.js";
 import { modelFromInput } from "../src/kube/to-model.js";
 import type { ClusterModel } from "../src/model/types.js";
 import { sortServicePorts } from "../src/plan/order.js";
@@ -155,7 +155,7 @@ describe("§17 worked examples under profile v1.32", () => {
     );
     const ctx = createContext(m, TEST_TRAITS);
     const blocks = sortServicePorts(m.servicePorts).map((port) => {
-      const block = buildServicePortRules(port, ctx);
+      const block = servicePortRules(port, ctx);
       return { filter: block.filter, natShared: block.natShared, natChains: [], natChainRules: [] };
     });
     const payload = assemblePayload(ctx, blocks, ["KUBE-SVC-2VJB64SDSIJUP5T6", "KUBE-SEP-UHEGFW77JX3KXTOV"]);

@@ -1,13 +1,12 @@
 /**
- * One service port's share of the payload, in the two shapes callers need: restore text (what
+ * One service port's share of the payload, in the two shapes callers keep: restore text (what
  * the full-sync emitters join) and rules (what the IR, the incremental engine and the state
- * take). The builders write one shape; the other is derived here, so the two cannot disagree.
+ * take). Both are written by the same writers through two sinks (`restore-sink.ts`,
+ * `rules-sink.ts`), so the two cannot disagree.
  *
  * @module
  */
-import { formatEntry, quoteArgument } from "../../format/restore.js";
-import { TokenCache, tokenizeLine } from "../../format/tokenize.js";
-import { appendRule, type Rule } from "../../ir/types.js";
+import type { Rule } from "../../ir/types.js";
 
 /**
  * A service port's lines of `iptables-restore` text, per payload section; every line ends with
@@ -36,66 +35,4 @@ export interface ServicePortRules {
   readonly natChains: readonly string[];
   /** The rules of those chains, in emission order. */
   readonly natChainRules: readonly Rule[];
-}
-
-/** The declaration line of a user chain in a payload. */
-export function declarationLine(chain: string): string {
-  return `:${chain} - [0:0]\n`;
-}
-
-/** Arguments as restore text: each quoted as needed, joined by single spaces. */
-export function argsText(args: readonly string[]): string {
-  let text = "";
-  for (let i = 0; i < args.length; i++)
-    text += i === 0 ? quoteArgument(args[i] as string) : ` ${quoteArgument(args[i] as string)}`;
-  return text;
-}
-
-// Words shared by every rule made from text: a 10k-service payload's rules hold ~4.8 million
-// arguments, mostly the same few dozen words (`-m`, `comment`, `--comment`, `KUBE-MARK-MASQ` …);
-// without sharing, each would be a string of its own for as long as the rules live.
-const WORDS = new TokenCache();
-
-/** Rule lines (`-A CHAIN ARGS\n` …) back to rules, through the tokenizer iptables-restore's rules follow. */
-function rulesOfLines(text: string): Rule[] {
-  const rules: Rule[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const argv = tokenizeLine(text, start, end, false, undefined, WORDS);
-    // argv[0] is always "-A": the builders write nothing else.
-    rules.push(appendRule(argv[1] as string, argv.slice(2)));
-    start = end + 1;
-  }
-  return rules;
-}
-
-/** A text block as rules. */
-export function rulesOfText(block: ServicePortText): ServicePortRules {
-  return {
-    filter: rulesOfLines(block.filter),
-    natShared: rulesOfLines(block.natShared),
-    natChains: block.natChains,
-    natChainRules: rulesOfLines(block.natChainRules),
-  };
-}
-
-function linesOfRules(rules: readonly Rule[]): string {
-  let text = "";
-  for (const rule of rules) text += `${formatEntry(rule)}\n`;
-  return text;
-}
-
-/** A rule block as text (for builders that write rules). */
-export function textOfRules(block: ServicePortRules): ServicePortText {
-  let declarations = "";
-  for (const chain of block.natChains) declarations += declarationLine(chain);
-  return {
-    filter: linesOfRules(block.filter),
-    natShared: linesOfRules(block.natShared),
-    natChains: block.natChains,
-    natDeclarations: declarations,
-    natChainRules: linesOfRules(block.natChainRules),
-  };
 }

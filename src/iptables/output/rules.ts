@@ -27,7 +27,9 @@ import {
   nodePortsTailRules,
 } from "../base-chains.js";
 import { createContext, type GenerationContext } from "../context.js";
-import { buildServicePortRules, type ServicePortRules } from "../writers/service-port-text.js";
+import type { ServicePortRules } from "./block.js";
+import { RuleBlockSink } from "./rules-sink.js";
+import { servicePortRules } from "./write-port.js";
 
 /**
  * Options of {@link generateRules}.
@@ -201,7 +203,8 @@ export function assemblePayload(
 export function generateRules(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
   const ctx = createContext(model, options.traits);
   const builder = new PayloadBuilder(ctx);
-  for (const port of sortServicePorts(model.servicePorts)) builder.add(buildServicePortRules(port, ctx));
+  const sink = new RuleBlockSink();
+  for (const port of sortServicePorts(model.servicePorts)) builder.add(servicePortRules(port, ctx, sink));
   return builder.finish(ctx, options.existingChains ?? []);
 }
 

@@ -11,21 +11,26 @@
  * @module
  */
 import { appendRule, type Rule } from "../../ir/types.js";
-import type { Endpoint, ServicePort } from "../../model/types.js";
+import type { Endpoint } from "../../model/types.js";
 import { chainHash, endpointChain, servicePortName } from "../../naming/chain-names.js";
 import { probability } from "../../naming/probability.js";
 import { legacyEndpoints } from "../../plan/endpoints.js";
+import type { ServicePortPlan } from "../../plan/types.js";
 import type { GenerationContext } from "../context.js";
 import type { ServicePortRules } from "../output/block.js";
-import { healthCheckRule, nodePortRefusal, rangeContains } from "./rule-parts.js";
+import { ruleShape, slot } from "../shape/define.js";
+import type { PortRuleSink } from "../shape/sink.js";
+import type { RuleShape } from "../shape/types.js";
+import type { PortWriter } from "./types.js";
 
 /**
  * Builds the rules of one service port in the `xlb` layout.
  *
  * @example
- * buildXlbServicePortRules(port, createContext(v122Model)).natChains[0] // "KUBE-SVC-…"
+ * buildXlbServicePortRules(plan, createContext(v122Model)).natChains[0] // "KUBE-SVC-…"
  */
-export function buildXlbServicePortRules(port: ServicePort, ctx: GenerationContext): ServicePortRules {
+export function buildXlbServicePortRules(plan: ServicePortPlan, ctx: GenerationContext): ServicePortRules {
+  const port = plan.port;
   const spn = servicePortName(port.namespace, port.name, port.portName);
   const proto = port.protocol;
   const dport = String(port.port);
@@ -86,13 +91,11 @@ export function buildXlbServicePortRules(port: ServicePort, ctx: GenerationConte
     if (port.loadBalancerSourceRanges.length === 0) {
       nat.push(appendRule(fw, [...comment, "-j", chosen]));
     } else {
-      let allowFromNode = false;
-      for (const range of port.loadBalancerSourceRanges) {
+      for (const range of port.loadBalancerSourceRanges)
         nat.push(appendRule(fw, [...comment, "-s", range, "-j", chosen]));
-        if (ctx.primaryNodeIP !== null && rangeContains(range, ctx.primaryNodeIP)) allowFromNode = true;
-      }
       // Traffic from the LB's backends may loop back to the node itself.
-      if (allowFromNode) nat.push(appendRule(fw, [...comment, "-s", ip + hostBits, "-j", chosen]));
+      if (plan.firewall?.allowsNode === true)
+        nat.push(appendRule(fw, [...comment, "-s", ip + hostBits, "-j", chosen]));
     }
     nat.push(appendRule(fw, [...comment, "-j", "KUBE-MARK-DROP"]));
   }
@@ -281,3 +284,100 @@ function writeBalancing(
     }
   }
 }
+
+/** The filter rule that opens a health-check node port (always TCP). */
+function healthCheckRule(spn: string, healthCheckNodePort: number): Rule {
+  return appendRule("KUBE-NODEPORTS", [
+    "-m",
+    "comment",
+    "--comment",
+    `${spn} health check node port`,
+    "-m",
+    "tcp",
+    "-p",
+    "tcp",
+    "--dport",
+    String(healthCheckNodePort),
+    "-j",
+    "ACCEPT",
+  ]);
+}
+
+/** The filter rule that rejects a node port without endpoints. */
+function nodePortRefusal(comment: string, proto: string, nodePort: number, target: string): Rule {
+  return appendRule("KUBE-EXTERNAL-SERVICES", [
+    "-m",
+    "comment",
+    "--comment",
+    comment,
+    "-m",
+    "addrtype",
+    "--dst-type",
+    "LOCAL",
+    "-m",
+    proto,
+    "-p",
+    proto,
+    "--dport",
+    String(nodePort),
+    "-j",
+    target,
+  ]);
+}
+
+// The adapter below feeds the rules above to a sink until the v1.22 writers over the plan
+// (`writers/legacy.ts`) replace this module: each rule travels as a shape of plain words.
+const verbatimShapes: RuleShape[] = [];
+const VERBATIM = new WeakSet<RuleShape>();
+
+/**
+ * A shape of `n` words printed as given (quoted as needed): a rule that has no shape of its own.
+ *
+ * @example
+ * verbatimShape(2).args // [{ slot: 0, kind: "word" }, { slot: 1, kind: "word" }]
+ */
+export function verbatimShape(n: number): RuleShape {
+  let shape = verbatimShapes[n];
+  if (shape === undefined) {
+    const args = [];
+    for (let i = 0; i < n; i++) args.push(slot(i, "word"));
+    shape = ruleShape(`${n} words`, args);
+    verbatimShapes[n] = shape;
+    VERBATIM.add(shape);
+  }
+  return shape;
+}
+
+/**
+ * Whether a shape is a {@link verbatimShape}: its values are a whole rule's arguments, which the
+ * save sink prints as a rule rather than through a derived layout.
+ *
+ * @example
+ * isVerbatimShape(verbatimShape(3)) // true
+ */
+export function isVerbatimShape(shape: RuleShape): boolean {
+  return VERBATIM.has(shape);
+}
+
+function emit(write: PortRuleSink["filter"], sink: PortRuleSink, rules: readonly Rule[]): void {
+  for (const rule of rules) write.call(sink, verbatimShape(rule.args.length), rule.chain, rule.args);
+}
+
+/**
+ * The v1.22 (`xlb`) layout as a {@link PortWriter}: the rules of {@link buildXlbServicePortRules},
+ * section by section.
+ *
+ * @example
+ * writeXlbServicePort(plan, ctx, sink); // sink.rule(…) for every nat rule, in kube-proxy 1.22's order
+ */
+export const writeXlbServicePort: PortWriter = (
+  plan: ServicePortPlan,
+  ctx: GenerationContext,
+  sink: PortRuleSink,
+): void => {
+  const rules = buildXlbServicePortRules(plan, ctx);
+  emit(sink.filter, sink, rules.filter);
+  emit(sink.jump, sink, rules.natShared);
+  for (const chain of rules.natChains) sink.chain(chain);
+  emit(sink.rule, sink, rules.natChainRules);
+};
