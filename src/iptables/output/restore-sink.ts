@@ -8,7 +8,7 @@
 import type { PortRuleSink } from "../shape/sink.js";
 import type { RuleShape } from "../shape/types.js";
 import type { ServicePortText } from "./block.js";
-import { pushRestoreLine } from "./restore-printer.js";
+import { printRestoreLine } from "./restore-printer.js";
 
 /**
  * Collects one service port's rules as restore text; {@link RestoreTextSink.take} returns the
@@ -20,7 +20,7 @@ import { pushRestoreLine } from "./restore-printer.js";
  * sink.take().natShared // "-A KUBE-SERVICES -m comment --comment \"ns/web:http cluster IP\" …\n"
  */
 export class RestoreTextSink implements PortRuleSink {
-  // Pieces per section, each section joined once into one flat string per port: a chain of
+  // Lines per section, each section joined once into one flat string per port: a chain of
   // `+=` would leave trees of small strings that every later join has to walk again.
   #filter: string[] = [];
   #shared: string[] = [];
@@ -30,42 +30,39 @@ export class RestoreTextSink implements PortRuleSink {
 
   /** A filter rule. */
   filter(shape: RuleShape, chain: string, values: readonly string[]): void {
-    pushRestoreLine(this.#filter, shape, chain, values);
+    this.#filter.push(printRestoreLine(shape, chain, values));
   }
 
   /** A rule in a shared nat chain. */
   jump(shape: RuleShape, chain: string, values: readonly string[]): void {
-    pushRestoreLine(this.#shared, shape, chain, values);
+    this.#shared.push(printRestoreLine(shape, chain, values));
   }
 
   /** One of the port's own nat chains. */
   chain(name: string): void {
     this.#chains.push(name);
-    this.#declarations.push(":", name, " - [0:0]\n");
+    this.#declarations.push(`:${name} - [0:0]\n`);
   }
 
   /** A rule in one of the port's own chains. */
   rule(shape: RuleShape, chain: string, values: readonly string[]): void {
-    pushRestoreLine(this.#rules, shape, chain, values);
+    this.#rules.push(printRestoreLine(shape, chain, values));
   }
 
   /** The block written since the last call. */
   take(): ServicePortText {
     const block: ServicePortText = {
-      filter: joinAndClear(this.#filter),
-      natShared: joinAndClear(this.#shared),
+      filter: this.#filter.join(""),
+      natShared: this.#shared.join(""),
       natChains: this.#chains,
-      natDeclarations: joinAndClear(this.#declarations),
-      natChainRules: joinAndClear(this.#rules),
+      natDeclarations: this.#declarations.join(""),
+      natChainRules: this.#rules.join(""),
     };
+    this.#filter = [];
+    this.#shared = [];
+    this.#declarations = [];
+    this.#rules = [];
     this.#chains = [];
     return block;
   }
-}
-
-function joinAndClear(pieces: string[]): string {
-  if (pieces.length === 0) return "";
-  const text = pieces.join("");
-  pieces.length = 0;
-  return text;
 }
