@@ -25,7 +25,7 @@ import { randomCluster } from "./support/random-cluster.js";
 const SEED = 20_261_124;
 
 /** Values of a kind: what the writers pass, plus quotes, blanks and empties where a kind is quoted. */
-function valueOf(kind: SlotKind): fc.Arbitrary<string> {
+function valueOfKind(kind: SlotKind): fc.Arbitrary<string> {
   const text = fc.string({
     unit: fc.constantFrom("a", "Z", "0", "/", ":", "-", " ", "\t", '"', "\\", "é"),
     maxLength: 12,
@@ -44,7 +44,7 @@ function valueOf(kind: SlotKind): fc.Arbitrary<string> {
 }
 
 function valuesOf(shape: RuleShape): fc.Arbitrary<string[]> {
-  return fc.tuple(...shape.kinds.map(valueOf));
+  return fc.tuple(...shape.kinds.map(valueOfKind));
 }
 
 describe("the restore sink's compiled template", () => {
