@@ -19,6 +19,7 @@ const STAGES = [
   ["kube/", "Validate"],
   ["model/", "Validate"],
   ["generate/", "Generate"],
+  ["iptables/output/", "Generate"],
   ["plan/", "Generate"],
   ["nftables/", "Nftables"],
   ["graph/", "Graph"],

@@ -37,11 +37,6 @@ export type { RuleList } from "./diff/edit-script.js";
 export { summarizeDiff } from "./diff/summary.js";
 // Errors.
 export { type ErrorCode, formatProblem, KubeIptablesError, type Problem } from "./errors.js";
-// Generate: model → rules and text.
-export { createGenerator, type Generator } from "./generate/generator.js";
-export { generateRestoreText } from "./generate/restore-text.js";
-export { type GenerateOptions, generateRules, generateState } from "./generate/rules.js";
-export { generateSaveText, type SaveTextOptions } from "./generate/save-text.js";
 // Graph: a service port's path through the chains, as a picture.
 export {
   type ActionKind,
@@ -61,19 +56,23 @@ export {
   renderSvg,
   type ServiceGraph,
 } from "./graph/index.js";
-// Parse: text → rules; format: rules → text (the iptables stage).
+// Generate: model → rules and text.
+export { createGenerator, type Generator } from "./iptables/output/generator.js";
+export { generateRestoreText } from "./iptables/output/restore-text.js";
+export { type GenerateOptions, generateRules, generateState } from "./iptables/output/rules.js";
+export { generateSaveText, type SaveTextOptions } from "./iptables/output/save-text.js";
+// Parse: text → rules.
+export { detectTextForm, type TextForm } from "./iptables/parse/detect.js";
 export {
-  detectTextForm,
-  type FormatSaveOptions,
-  formatJson,
-  formatRestore,
-  formatSave,
   type ParseOptions,
   type ParseResult,
   parseRules,
   parseRulesOrThrow,
-  type TextForm,
-} from "./iptables/index.js";
+} from "./iptables/parse/parse.js";
+// Format: rules → text.
+export { formatJson } from "./iptables/print/json.js";
+export { formatRestore } from "./iptables/print/restore.js";
+export { type FormatSaveOptions, formatSave } from "./iptables/print/save.js";
 export type { Backend } from "./ir/canonical-types.js";
 export type {
   ChainCommand,

@@ -44,20 +44,11 @@ const DOCUMENTED_EXCEPTIONS: readonly (readonly [from: string, to: string, why: 
   ["diff", "model", "diffing a dump against a cluster takes the cluster's model (a type-only import)"],
 ];
 
-/**
- * Arrows that still run against DESIGN.md while issue 21 is under way; each line goes when its
- * file does. TODO(issue 21): the quick twins are being deleted by the one-description work.
- */
-const PENDING: readonly (readonly [from: string, to: string])[] = [
-  ["ir/save-quick.ts", "iptables"],
-  ["ir/canonical-quick.ts", "iptables"],
-];
+/** Arrows that still run against DESIGN.md (none: each line here must name a file that has one). */
+const PENDING: readonly (readonly [from: string, to: string])[] = [];
 
-/**
- * TODO(issue 21): `generate/` holds the iptables writers until they move into `iptables/`; until
- * then it counts as part of the iptables stage, and other stages may import its files directly.
- */
-const STAGE_ALIASES: Readonly<Record<string, string>> = { generate: "iptables" };
+/** Folders that count as part of a stage (none any more: the writers live in iptables/). */
+const STAGE_ALIASES: Readonly<Record<string, string>> = {};
 
 /** Files at the top of src/ every stage may import (they import nothing below them). */
 const SHARED_ROOT_FILES = new Set(["errors.ts", "one-line.ts"]);
@@ -134,7 +125,7 @@ function forbiddenImports(edges: readonly ImportEdge[]): string[] {
       out.push(`${file} imports ${target}: ${from}/ may not import ${to}/`);
       continue;
     }
-    // The iptables stage is reached through its API (generate/, its part for now, excepted).
+    // The iptables stage is reached through its API.
     if (
       to === "iptables" &&
       target.startsWith("iptables/") &&
@@ -189,11 +180,11 @@ describe("architecture (DESIGN.md's table)", () => {
       expect(forbiddenImports([{ file: "kube/validate.ts", specifier: "../plan/index.js" }])).toEqual([
         "kube/validate.ts imports plan/index.js: kube/ may not import plan/",
       ]);
-      expect(forbiddenImports([{ file: "plan/index.ts", specifier: "../generate/rules.js" }])).toHaveLength(
+      expect(forbiddenImports([{ file: "plan/index.ts", specifier: "../iptables/index.js" }])).toHaveLength(
         1,
       );
       expect(
-        forbiddenImports([{ file: "nftables/layout.ts", specifier: "../generate/context.js" }]),
+        forbiddenImports([{ file: "nftables/layout.ts", specifier: "../iptables/context.js" }]),
       ).toHaveLength(1);
     });
 

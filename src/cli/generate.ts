@@ -1,10 +1,10 @@
 // `kube-iptables generate`: cluster file or Kubernetes objects → rules text.
 import { parseArgs } from "node:util";
 import type { Problem } from "../errors.js";
-import { generateRestoreText } from "../generate/restore-text.js";
-import { generateRules } from "../generate/rules.js";
-import { generateSaveText } from "../generate/save-text.js";
-import { formatJson } from "../iptables/index.js";
+import { generateRestoreText } from "../iptables/output/restore-text.js";
+import { generateRules } from "../iptables/output/rules.js";
+import { generateSaveText } from "../iptables/output/save-text.js";
+import { formatJson } from "../iptables/print/json.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";

@@ -8,7 +8,6 @@
  *
  * @module
  */
-
 import { formatEntry, formatRestore } from "../iptables/index.js";
 import { type ChainDeclaration, type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import { isServiceChain } from "../naming/kube-chains.js";

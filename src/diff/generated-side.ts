@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { createContext } from "../generate/context.js";
-import { generateState, payloadHead } from "../generate/rules.js";
-import { generateSaveText } from "../generate/save-text.js";
+import { createContext, generateSaveText, generateState, payloadHead } from "../iptables/index.js";
 import type { RuleSet, Table } from "../ir/types.js";
 import type { ClusterModel } from "../model/types.js";
 import { kubeProxyChainsOfDeclared } from "./diff-rules.js";

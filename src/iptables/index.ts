@@ -11,6 +11,8 @@
  * @module
  */
 
+// What the incremental engine and the diff build on: the writers' outputs, the context, the fixed chains.
+export { builtinJumps, jumpTargetChains, nodePortsTailRules } from "./base-chains.js";
 // The canonicalizer: one rule's argv → the structure the kernel stores and iptables-save prints.
 export { canonicalAddress, formatHost, parseHostBytes } from "./canonical/address.js";
 export {
@@ -22,6 +24,13 @@ export {
   formatCanonicalRule,
   tryCanonicalizeRule,
 } from "./canonical/canonicalize.js";
+export { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "./context.js";
+export type { ServicePortRules, ServicePortText } from "./output/block.js";
+export { RestoreTextSink } from "./output/restore-sink.js";
+export { joinPayload } from "./output/restore-text.js";
+export { assemblePayload, generateState, payloadHead, stateAfterFullSync } from "./output/rules.js";
+export { generateSaveText } from "./output/save-text.js";
+export { servicePortRules, servicePortText } from "./output/write-port.js";
 // Reading text: which form it is, the restore / save parser, bare rule lines.
 export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
 export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";
@@ -32,7 +41,9 @@ export { canonicalSort } from "./print/canonical-sort.js";
 export { formatJson } from "./print/json.js";
 export { formatEntry, formatRestore, quoteArgument } from "./print/restore.js";
 export { type FormatSaveOptions, formatSave } from "./print/save.js";
+export { samePort } from "./same-port.js";
 // Rule shapes: a line of one of kube-proxy's shapes in save form, straight from its template.
 export { matchSaveLine } from "./shape/match.js";
+export type { RuleShape } from "./shape/types.js";
 // The kernel's tables after iptables-restore applies a payload.
 export { type ApplyRestoreOptions, type ApplyRestoreResult, applyRestore, tryApplyRestore } from "./state.js";

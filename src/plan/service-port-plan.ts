@@ -6,7 +6,7 @@
  * @module
  */
 
-import { rangeContains } from "../model/ip.js";
+import { cidrContains, parseCidr } from "../model/ip.js";
 import type { ClusterModel, Endpoint, ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
 import { categorizeEndpoints, externallyAccessible } from "./endpoints.js";
@@ -96,4 +96,10 @@ function legacyPlan(port: ServicePort, node: NodePlan): ServicePortPlan["legacy"
     ready,
     localReady,
   };
+}
+
+/** Whether a source range (a canonical CIDR) contains an address. */
+function rangeContains(range: string, ip: string): boolean {
+  const cidr = parseCidr(range);
+  return cidr !== null && cidrContains(cidr, ip);
 }

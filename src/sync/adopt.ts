@@ -7,9 +7,9 @@
  *
  * @module
  */
+
 import { canonicalKey, deltaOf, diffRules, pinnedChains } from "../diff/index.js";
-import { builtinJumps, jumpTargetChains } from "../generate/base-chains.js";
-import { stateAfterFullSync } from "../generate/rules.js";
+import { builtinJumps, jumpTargetChains, stateAfterFullSync } from "../iptables/index.js";
 import { type Entry, isBuiltinChain, type RuleSet, type Table } from "../ir/types.js";
 import type { ProfileTraits } from "../model/profiles.js";
 import { isServiceChain } from "../naming/kube-chains.js";

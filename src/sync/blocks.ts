@@ -7,14 +7,15 @@
  */
 
 import type { RuleList } from "../diff/edit-script.js";
-import { rulesOfText } from "../generate/block.js";
-import type { GenerationContext } from "../generate/context.js";
 import {
-  buildServicePortRules,
-  buildServicePortText,
+  type GenerationContext,
+  RestoreTextSink,
+  type RuleShape,
   type ServicePortRules,
   type ServicePortText,
-} from "../generate/service-port.js";
+  servicePortRules,
+  servicePortText,
+} from "../iptables/index.js";
 import type { Rule } from "../ir/types.js";
 import type { ServicePort } from "../model/types.js";
 import { servicePortName } from "../naming/chain-names.js";
@@ -61,6 +62,7 @@ export class PortEntry {
    * @param name `ns/name:port`.
    * @param port The port as the model holds it (equal data means equal rules, for one mode).
    * @param text The block as restore text.
+   * @param counts The port's rules in each shared chain, by slot.
    */
   constructor(
     readonly id: string,
@@ -68,9 +70,10 @@ export class PortEntry {
     readonly port: ServicePort,
     readonly text: ServicePortText,
     ctx: GenerationContext,
+    counts: readonly number[],
   ) {
     this.#ctx = ctx;
-    this.counts = sharedCounts(text);
+    this.counts = counts;
   }
 
   /** Whether the block was built in large-cluster mode. */
@@ -80,12 +83,8 @@ export class PortEntry {
 
   /** The block as rules, as `assemblePayload` takes it. */
   get rules(): ServicePortRules {
-    if (this.#rules === undefined) {
-      // Profiles that build rules (v1.22) build them again; the others' rules are their text's.
-      const ctx = this.#ctx;
-      this.#rules =
-        ctx.traits.externalChains === "xlb" ? buildServicePortRules(this.port, ctx) : rulesOfText(this.text);
-    }
+    // The same writers again, through the rules sink: only ports an update touches get here.
+    if (this.#rules === undefined) this.#rules = servicePortRules(this.port, this.#ctx);
     return this.#rules;
   }
 
@@ -121,21 +120,34 @@ function slotOf(table: "filter" | "nat", chain: string): number {
 
 const EMPTY_LIST: RuleList = { rules: [], keys: [] };
 
-/** Counts the `-A CHAIN …` lines of the shared sections by slot, without tokenizing them. */
-function sharedCounts(text: ServicePortText): number[] {
-  const counts = new Array<number>(SLOTS).fill(0);
-  const count = (table: "filter" | "nat", lines: string): void => {
-    for (let start = 0; start < lines.length; ) {
-      const end = lines.indexOf("\n", start);
-      const slot = slotOf(table, lines.slice(start + 3, lines.indexOf(" ", start + 3)));
-      counts[slot] = (counts[slot] as number) + 1;
-      start = end < 0 ? lines.length : end + 1;
-    }
-  };
-  count("filter", text.filter);
-  count("nat", text.natShared);
-  return counts;
+/** The restore-text sink that also counts the port's rules in each shared chain, by slot. */
+class CountingTextSink extends RestoreTextSink {
+  counts: number[] = new Array<number>(SLOTS).fill(0);
+
+  override filter(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#count("filter", chain);
+    super.filter(shape, chain, values);
+  }
+
+  override jump(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#count("nat", chain);
+    super.jump(shape, chain, values);
+  }
+
+  #count(table: "filter" | "nat", chain: string): void {
+    const slot = slotOf(table, chain);
+    this.counts[slot] = (this.counts[slot] as number) + 1;
+  }
+
+  /** The counts since the last call. */
+  takeCounts(): number[] {
+    const counts = this.counts;
+    this.counts = new Array<number>(SLOTS).fill(0);
+    return counts;
+  }
 }
+
+const blockSink = new CountingTextSink();
 
 function sharedLists(rules: ServicePortRules): RuleList[] {
   const slots: Rule[][] = [];
@@ -176,7 +188,13 @@ function ownChains(rules: ServicePortRules): Map<string, OwnChain> {
 /** Builds the entry of one service port. */
 export function buildEntry(id: string, port: ServicePort, ctx: GenerationContext): PortEntry {
   const name = servicePortName(port.namespace, port.name, port.portName);
-  return new PortEntry(id, name, port, buildServicePortText(port, ctx), ctx);
+  try {
+    const text = servicePortText(port, ctx, blockSink);
+    return new PortEntry(id, name, port, text, ctx, blockSink.takeCounts());
+  } catch (error) {
+    blockSink.takeCounts(); // a port refused (UNSAFE_TEXT) leaves no count behind
+    throw error;
+  }
 }
 
 /**

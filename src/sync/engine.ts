@@ -8,12 +8,18 @@
  */
 
 import { KubeIptablesError, type Problem } from "../errors.js";
-import { nodePortsTailRules } from "../generate/base-chains.js";
-import { createContext, type GenerationContext, LARGE_CLUSTER_ENDPOINTS } from "../generate/context.js";
-import { joinPayload } from "../generate/restore-text.js";
-import { assemblePayload, stateAfterFullSync } from "../generate/rules.js";
-import { samePort } from "../generate/same-port.js";
-import { applyRestore, formatRestore } from "../iptables/index.js";
+import {
+  applyRestore,
+  assemblePayload,
+  createContext,
+  formatRestore,
+  type GenerationContext,
+  joinPayload,
+  LARGE_CLUSTER_ENDPOINTS,
+  nodePortsTailRules,
+  samePort,
+  stateAfterFullSync,
+} from "../iptables/index.js";
 import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";
 import { endpointsByPort, portKey } from "../kube/endpoints.js";

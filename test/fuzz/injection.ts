@@ -8,13 +8,13 @@
 // is always taken from the sources.
 import fc from "fast-check";
 import type { formatProblem as FormatProblem, Problem } from "../../src/errors.js";
-import type { generateRestoreText as GenerateRestoreText } from "../../src/generate/restore-text.js";
+import { parseRules, type RuleSet } from "../../src/index.js";
+import type { generateRestoreText as GenerateRestoreText } from "../../src/iptables/output/restore-text.js";
 import type {
   generateRules as GenerateRules,
   generateState as GenerateState,
-} from "../../src/generate/rules.js";
-import type { generateSaveText as GenerateSaveText } from "../../src/generate/save-text.js";
-import { parseRules, type RuleSet } from "../../src/index.js";
+} from "../../src/iptables/output/rules.js";
+import type { generateSaveText as GenerateSaveText } from "../../src/iptables/output/save-text.js";
 import { tokenizeLine } from "../../src/iptables/parse/tokenize.js";
 import type {
   formatRestore as FormatRestore,

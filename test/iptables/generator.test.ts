@@ -1,7 +1,6 @@
 // createGenerator remembers each service port's text between full generations; whatever it
 // reuses, every call must print what a fresh generation prints.
 import { describe, expect, it } from "vitest";
-import { samePort } from "../../src/generate/same-port.js";
 import {
   type ClusterModel,
   createGenerator,
@@ -10,6 +9,7 @@ import {
   generateRestoreText,
   type ServicePort,
 } from "../../src/index.js";
+import { samePort } from "../../src/iptables/same-port.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { randomCluster } from "../support/random-cluster.js";
 

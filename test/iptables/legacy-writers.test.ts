@@ -9,7 +9,7 @@
 // compared them rule for rule with it over the same vectors and random models (commit 12be0f1).
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { createContext } from "../../src/generate/context.js";
+import { createContext } from "../../src/iptables/context.js";
 import { formatEntry } from "../../src/iptables/print/restore.js";
 import { restoreLine, shapeArgs } from "../../src/iptables/shape/print.js";
 import type { PortRuleSink } from "../../src/iptables/shape/sink.js";

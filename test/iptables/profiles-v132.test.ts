@@ -4,10 +4,10 @@
 // from the spec into fixtures/spec-examples/.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createContext } from "../../src/generate/context.js";
-import { assemblePayload } from "../../src/generate/rules.js";
-import { buildServicePortRules } from "../../src/generate/service-port.js";
 import { type ClusterModel, formatRestore, generateRules } from "../../src/index.js";
+import { createContext } from "../../src/iptables/context.js";
+import { assemblePayload } from "../../src/iptables/output/rules.js";
+import { servicePortRules } from "../../src/iptables/output/write-port.js";
 import { canonicalSort } from "../../src/iptables/print/canonical-sort.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { sortServicePorts } from "../../src/plan/service-port-order.js";
@@ -154,7 +154,7 @@ describe("§17 worked examples under profile v1.32", () => {
     );
     const ctx = createContext(m, TEST_TRAITS);
     const blocks = sortServicePorts(m.servicePorts).map((port) => {
-      const block = buildServicePortRules(port, ctx);
+      const block = servicePortRules(port, ctx);
       return { filter: block.filter, natShared: block.natShared, natChains: [], natChainRules: [] };
     });
     const payload = assemblePayload(ctx, blocks, ["KUBE-SVC-2VJB64SDSIJUP5T6", "KUBE-SEP-UHEGFW77JX3KXTOV"]);

@@ -4,7 +4,6 @@
 // must be exactly what §5–§10 of the spec say kube-proxy's rules do, with each endpoint's
 // probability equal to the kernel's effective share computed here from the k values.
 import { describe, expect, it } from "vitest";
-import { createContext, type GenerationContext } from "../../src/generate/context.js";
 import {
   type ClusterInput,
   type Endpoint,
@@ -16,6 +15,7 @@ import {
 } from "../../src/index.js";
 import { canonicalAddress } from "../../src/iptables/canonical/address.js";
 import { probabilityToStored } from "../../src/iptables/canonical/values.js";
+import { createContext, type GenerationContext } from "../../src/iptables/context.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { probability } from "../../src/naming/probability.js";
 import { categorizeEndpoints } from "../../src/plan/endpoints.js";

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { GenerationContext } from "../../generate/context.js";
+
 import type { ServicePortPlan } from "../../plan/types.js";
+import type { GenerationContext } from "../context.js";
 import type { PortRuleSink } from "../shape/sink.js";
 
 /**

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import type { GenerationContext } from "../../../generate/context.js";
+
 import { chainHash, servicePortChains } from "../../../naming/chain-names.js";
 import type { LegacyPlan, ServicePortPlan } from "../../../plan/types.js";
+import type { GenerationContext } from "../../context.js";
 
 /**
  * One service port as the v1.22 writers see it.

@@ -1,25 +1,28 @@
 /**
  * Model → `iptables-save` text without the state object: byte for byte
- * `formatSave(generateState(model, options))`, printed straight from the text blocks the
- * generator writes. Each rule line is reprinted in canonical form from its rule shape's save layout
- * (kube-proxy's shapes) or, for anything else, by the canonicalizer; the lines are kept per
- * chain as flat strings until every chain is known, then printed in `iptables-save`'s order.
+ * `formatSave(generateState(model, options))`. Each service port's writers print into the save
+ * sink, which prints every rule in save form from its shape and values (`saveText`); the few
+ * rules that are not a port's (the jumps, the fixed chains) are printed as rules. The lines are
+ * kept per chain as flat strings until every chain is known, then printed in `iptables-save`'s
+ * order.
  *
  * @module
  */
 
-import { tokenizeLine, WordReader } from "../iptables/parse/tokenize.js";
-import { saveLinesOfRule } from "../iptables/print/save.js";
-import { matchSaveLine } from "../iptables/shape/match.js";
-import type { Backend } from "../ir/canonical-types.js";
-import { sortByChainName } from "../ir/chain-sort.js";
-import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../ir/types.js";
-import type { ClusterModel } from "../model/types.js";
-import { sortServicePorts } from "../plan/service-port-order.js";
-import { builtinJumps, jumpTargetChains } from "./base-chains.js";
-import { createContext } from "./context.js";
+import type { Backend } from "../../ir/canonical-types.js";
+import { sortByChainName } from "../../ir/chain-sort.js";
+import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../../ir/types.js";
+import type { ClusterModel } from "../../model/types.js";
+import { sortServicePorts } from "../../plan/service-port-order.js";
+import { builtinJumps, jumpTargetChains } from "../base-chains.js";
+import { createContext } from "../context.js";
+import { saveLinesOfRule } from "../print/save.js";
+import { matchSaveLine } from "../shape/match.js";
+import { type SaveForm, saveText } from "../shape/print.js";
+import type { PortRuleSink } from "../shape/sink.js";
+import type { RuleShape } from "../shape/types.js";
 import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
-import { buildServicePortText } from "./service-port.js";
+import { writePort } from "./write-port.js";
 
 /**
  * Options of {@link generateSaveText}.
@@ -92,10 +95,12 @@ class TableText {
    * here without a lookup by name (the ~110,000 chains of a 10k-service nat table make those
    * lookups slow).
    */
-  private hints: readonly ChainText[] = [];
+  private hints: ChainText[] = [];
   private hintAt = 0;
   /** The chain found by name last (KUBE-SERVICES, between one block's chains and the next's). */
   private found: ChainText | null = null;
+
+  private readonly form: SaveForm;
 
   constructor(
     readonly name: string,
@@ -105,6 +110,7 @@ class TableText {
     private readonly indexBlocks: boolean,
   ) {
     this.builtins = BUILTIN_CHAINS[name] ?? [];
+    this.form = { family, backend: canonicalOptions.backend };
   }
 
   private chain(name: string): ChainText {
@@ -121,22 +127,23 @@ class TableText {
     if (!this.builtins.includes(name)) this.chain(name).declared = true;
   }
 
-  /** Declares the chains of one service port's block, whose rules follow. */
-  declareBlock(names: readonly string[]): void {
-    const hints: ChainText[] = [];
-    for (const name of names) {
-      if (this.builtins.includes(name)) continue;
-      let chain: ChainText | undefined;
-      if (this.indexBlocks) chain = this.chain(name);
-      else {
-        chain = new ChainText(name);
-        this.blockChains.push(chain);
-      }
-      chain.declared = true;
-      hints.push(chain);
-    }
-    this.hints = hints;
+  /** Starts one service port's block: the chains it declares next are its own. */
+  beginBlock(): void {
+    this.hints = [];
     this.hintAt = 0;
+  }
+
+  /** Declares a chain of the current service port's block (its rules follow its declarations). */
+  declareInBlock(name: string): void {
+    if (this.builtins.includes(name)) return;
+    let chain: ChainText | undefined;
+    if (this.indexBlocks) chain = this.chain(name);
+    else {
+      chain = new ChainText(name);
+      this.blockChains.push(chain);
+    }
+    chain.declared = true;
+    this.hints.push(chain);
   }
 
   /** Deletes a declared chain (`-X`). */
@@ -144,7 +151,10 @@ class TableText {
     this.chain(name).deleted = true;
   }
 
-  /** Appends a rule given as an object. */
+  /**
+   * Appends a rule given as an object: the jumps and fixed chains' rules, and rules that have no
+   * shape. The one place a rule that is not a shape's is printed in save form.
+   */
   rule(rule: Rule): void {
     const run = this.runOf(rule.chain);
     const line = matchSaveLine(
@@ -161,31 +171,9 @@ class TableText {
         run.push(line, "\n");
   }
 
-  /** Appends the rules of restore text lines (`-A CHAIN ARGS\n` …), as the builders write them. */
-  lines(text: string, reader: WordReader): void {
-    reader.reset(text);
-    let start = 0;
-    while (start < text.length) {
-      let end = text.indexOf("\n", start);
-      if (end < 0) end = text.length;
-      const count = reader.read(start, end);
-      const argv = count >= 0 ? reader.words : tokenizeLine(text, start, end, false);
-      const n = count >= 0 ? count : argv.length;
-      if (argv[0] !== "-A" || n < 2) throw new Error(`not a rule line: ${text.slice(start, end)}`);
-      const chain = argv[1] as string;
-      const run = this.runOf(chain);
-      const line = matchSaveLine(`-A ${chain}`, argv, 2, n, this.family, this.canonicalOptions.backend);
-      if (line !== null) run.push(line, "\n");
-      else
-        for (const line of saveLinesOfRule(chain, argv.slice(2, n), this.family, this.canonicalOptions))
-          run.push(line, "\n");
-      start = end + 1;
-    }
-  }
-
-  /** Appends runs already in save form: `chain, lines, chain, lines, …` (see `appendEndpointSaveRuns`). */
-  saveRuns(runs: readonly string[]): void {
-    for (let i = 0; i < runs.length; i += 2) this.runOf(runs[i] as string).push(runs[i + 1] as string);
+  /** Appends a rule of a shape, printed from its values (`saveText`). */
+  shapeRule(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.runOf(chain).push(saveText(shape, chain, values, this.form));
   }
 
   /** The pieces of the current run, after starting a new run if `chain` is not its chain. */
@@ -260,6 +248,37 @@ class TableText {
   }
 }
 
+/** The save sink: a service port's writers print straight into the two tables. */
+class SaveSink implements PortRuleSink {
+  constructor(
+    private readonly filterTable: TableText,
+    private readonly natTable: TableText,
+    /** The payload's nat chains, for the stale-chain check (when it will be asked). */
+    private readonly active: Set<string> | null,
+  ) {}
+
+  filter(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#write(this.filterTable, shape, chain, values);
+  }
+
+  jump(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#write(this.natTable, shape, chain, values);
+  }
+
+  chain(name: string): void {
+    this.natTable.declareInBlock(name);
+    this.active?.add(name);
+  }
+
+  rule(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#write(this.natTable, shape, chain, values);
+  }
+
+  #write(table: TableText, shape: RuleShape, chain: string, values: readonly string[]): void {
+    table.shapeRule(shape, chain, values);
+  }
+}
+
 /**
  * Thrown by `TableText.print` when a chain was declared by two blocks, or named outside its
  * block (only a model with two service ports of one name and protocol does that).
@@ -295,8 +314,6 @@ function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlock
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
   const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks);
   const nat = new TableText("nat", ctx.family, canonicalOptions, indexBlocks);
-  // The words of a line are printed and dropped: no word cache.
-  const reader = new WordReader("", false);
   const existingChains = options.existingChains ?? [];
   // The payload's nat chains, for the stale-chain check; only kept when it will be asked.
   const active = existingChains.length > 0 ? new Set<string>() : null;
@@ -321,18 +338,10 @@ function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlock
   }
   for (const rule of head.natRules) nat.rule(rule);
 
-  // Most of a port's rules come back already in save form (the endpoint rules, see
-  // appendEndpointSaveRuns); they follow the rest of the block's rules in every chain they share.
-  const endpointRuns: string[] = [];
+  const sink = new SaveSink(filter, nat, active);
   for (const port of sortServicePorts(model.servicePorts)) {
-    const block = buildServicePortText(port, ctx, endpointRuns);
-    filter.lines(block.filter, reader);
-    nat.declareBlock(block.natChains);
-    if (active !== null) for (const chain of block.natChains) active.add(chain);
-    nat.lines(block.natShared, reader);
-    nat.lines(block.natChainRules, reader);
-    nat.saveRuns(endpointRuns);
-    endpointRuns.length = 0;
+    nat.beginBlock();
+    writePort(port, ctx, sink);
   }
 
   const tail = payloadTail(ctx, existingChains, (chain) => active?.has(chain) === true);

@@ -6,15 +6,16 @@
  *
  * @module
  */
-import type { ClusterModel, ServicePort } from "../model/types.js";
-import { servicePortName } from "../naming/chain-names.js";
-import { sortServicePorts } from "../plan/service-port-order.js";
+import type { ClusterModel, ServicePort } from "../../model/types.js";
+import { servicePortName } from "../../naming/chain-names.js";
+import { sortServicePorts } from "../../plan/service-port-order.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { samePort } from "../same-port.js";
 import type { ServicePortText } from "./block.js";
-import { createContext, type GenerationContext } from "./context.js";
+import { RestoreTextSink } from "./restore-sink.js";
 import { joinPayload } from "./restore-text.js";
 import type { GenerateOptions } from "./rules.js";
-import { samePort } from "./same-port.js";
-import { buildServicePortText } from "./service-port.js";
+import { servicePortText } from "./write-port.js";
 
 /**
  * A stateful generator of full payloads; see {@link createGenerator}.
@@ -65,6 +66,7 @@ export function createGenerator(options: GenerateOptions = {}): Generator {
   // The last model's port list and its generation order.
   let lastPorts: readonly ServicePort[] | null = null;
   let lastOrder: ServicePort[] = [];
+  const sink = new RestoreTextSink();
 
   return {
     restoreText(model) {
@@ -81,7 +83,7 @@ export function createGenerator(options: GenerateOptions = {}): Generator {
         const id = `${servicePortName(port.namespace, port.name, port.portName)}\u0000${port.protocol}`;
         let entry = previous.get(id);
         if (entry === undefined || !samePort(entry.port, port)) {
-          entry = { port, text: buildServicePortText(port, ctx) };
+          entry = { port, text: servicePortText(port, ctx, sink) };
         }
         current.set(id, entry);
         return entry.text;

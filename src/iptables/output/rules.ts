@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { checkWritable } from "../iptables/unsafe-text.js";
+
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -12,11 +12,11 @@ import {
   type Rule,
   type RuleSet,
   type Table,
-} from "../ir/types.js";
-import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
-import type { ClusterModel } from "../model/types.js";
-import { isServiceChain } from "../naming/kube-chains.js";
-import { sortServicePorts } from "../plan/service-port-order.js";
+} from "../../ir/types.js";
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../../model/profiles.js";
+import type { ClusterModel } from "../../model/types.js";
+import { isServiceChain } from "../../naming/kube-chains.js";
+import { sortServicePorts } from "../../plan/service-port-order.js";
 import {
   builtinJumps,
   filterChains,
@@ -26,9 +26,12 @@ import {
   NAT_FIXED_CHAINS,
   natHeadRules,
   nodePortsTailRules,
-} from "./base-chains.js";
-import { createContext, type GenerationContext } from "./context.js";
-import { buildServicePortRules, type ServicePortRules } from "./service-port.js";
+} from "../base-chains.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { checkWritable } from "../unsafe-text.js";
+import type { ServicePortRules } from "./block.js";
+import { RuleBlockSink } from "./rules-sink.js";
+import { servicePortRules } from "./write-port.js";
 
 /**
  * Options of {@link generateRules}.
@@ -186,7 +189,8 @@ export function assemblePayload(
 export function generateRules(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
   const ctx = createContext(model, options.traits);
   const builder = new PayloadBuilder(ctx);
-  for (const port of sortServicePorts(model.servicePorts)) builder.add(buildServicePortRules(port, ctx));
+  const sink = new RuleBlockSink();
+  for (const port of sortServicePorts(model.servicePorts)) builder.add(servicePortRules(port, ctx, sink));
   return builder.finish(ctx, options.existingChains ?? []);
 }
 

@@ -5,11 +5,13 @@
  * @module
  */
 
-import { type Cidr, canonicalIP, cidrContains, familyOf, parseCidr } from "../model/ip.js";
+import { type Cidr, cidrContains, parseCidr } from "../model/ip.js";
 import { expandNodePortKeywords } from "../model/node-port-keywords.js";
-import { type ProfileTraits, profileTraits } from "../model/profiles.js";
+import type { ProfileTraits } from "../model/profiles.js";
 import type { ClusterModel, IPFamily, ProxyConfig } from "../model/types.js";
 import { masqueradeMark } from "../naming/marks.js";
+import { planNode } from "../plan/node-plan.js";
+import type { LocalDetector, NodePlan } from "../plan/types.js";
 import { checkWritableArgs } from "./writable.js";
 
 /** More endpoints than this in total switch kube-proxy to large-cluster mode. */
@@ -37,35 +39,18 @@ export interface GenerationContext {
   readonly nodePortAddresses: readonly string[] | null;
   /** The node's primary IP of this family, or `null`. */
   readonly primaryNodeIP: string | null;
+  /** The node-wide plan (family, traits, masquerading, local detection) every port's plan starts from. */
+  readonly node: NodePlan;
 }
 
-function detector(
-  config: ProxyConfig,
-  family: IPFamily,
-  traits: ProfileTraits,
-): { ifLocal: string[]; ifNotLocal: string[] } | null {
-  const d = config.detectLocal;
-  // The interface-based modes arrived in 1.23; older releases treat them as no detection.
-  if (!traits.interfaceDetectors && (d.mode === "BridgeInterface" || d.mode === "InterfaceNamePrefix"))
-    return null;
-  switch (d.mode) {
-    case "ClusterCIDR":
-    case "NodeCIDR": {
-      for (const text of d.cidrs) {
-        const cidr = parseCidr(text);
-        if (cidr !== null && cidr.family === family) {
-          return { ifLocal: ["-s", cidr.text], ifNotLocal: ["!", "-s", cidr.text] };
-        }
-      }
-      return null;
-    }
-    case "BridgeInterface":
-      return { ifLocal: ["-i", d.interface], ifNotLocal: ["!", "-i", d.interface] };
-    case "InterfaceNamePrefix":
-      return { ifLocal: ["-i", `${d.prefix}+`], ifNotLocal: ["!", "-i", `${d.prefix}+`] };
-    case "None":
-      return null;
-  }
+/** The detector's arguments for pod traffic and for the rest (kube-proxy's LocalTrafficDetector). */
+function detectorArgs(detector: LocalDetector | null): { ifLocal: string[]; ifNotLocal: string[] } | null {
+  if (detector === null) return null;
+  const [option, value] =
+    detector.kind === "cidr"
+      ? ["-s", detector.cidr]
+      : ["-i", detector.kind === "interface" ? detector.name : `${detector.prefix}+`];
+  return { ifLocal: [option, value], ifNotLocal: ["!", option, value] };
 }
 
 /**
@@ -74,19 +59,6 @@ function detector(
  */
 function overlapsIPv4Loopback(cidr: Cidr): boolean {
   return cidr.family === "IPv4" && (cidr.network.startsWith("127.") || cidrContains(cidr, "127.0.0.1"));
-}
-
-/**
- * The node's addresses of one family, in order and canonical: kube-proxy holds them as parsed
- * IPs, so `FD00:1:0::2` is printed and matched as `fd00:1::2`.
- */
-function nodeIPsOf(config: ProxyConfig, family: IPFamily): string[] {
-  const out: string[] = [];
-  for (const text of config.nodeIPs) {
-    const ip = canonicalIP(text);
-    if (ip !== null && familyOf(ip) === family) out.push(ip);
-  }
-  return out;
 }
 
 /** Node addresses that node ports answer on, or `null` for all (§10 of the spec). */
@@ -148,12 +120,12 @@ export function createContext(
 ): GenerationContext {
   const config = model.config;
   const family = config.ipFamily;
-  const traits = profileTraits(config.profile, traitOverrides);
+  const node = planNode(model, traitOverrides);
+  const traits = node.traits;
   let totalEndpoints = 0;
   for (const port of model.servicePorts) totalEndpoints += port.endpoints.length;
-  const detect = detector(config, family, traits);
-  const nodeIPs = nodeIPsOf(config, family);
-  const nodePorts = resolveNodePortAddresses(config, nodeIPs, family, traits);
+  const detect = detectorArgs(node.localDetector);
+  const nodePorts = resolveNodePortAddresses(config, node.nodeIPs, family, traits);
   // The interface or prefix of local-traffic detection is printed as given (addresses are canonical).
   checkWritableArgs(detect?.ifLocal ?? null, "config.detectLocal");
   checkWritableArgs(detect?.ifNotLocal ?? null, "config.detectLocal");
@@ -167,6 +139,7 @@ export function createContext(
     largeClusterMode: totalEndpoints > LARGE_CLUSTER_ENDPOINTS,
     localhostNodePorts: nodePorts.localhost,
     nodePortAddresses: nodePorts.addresses,
-    primaryNodeIP: nodeIPs[0] ?? null,
+    primaryNodeIP: node.primaryNodeIP,
+    node,
   };
 }

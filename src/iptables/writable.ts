@@ -5,21 +5,49 @@
  *
  * @module
  */
-import { checkWritable } from "../iptables/unsafe-text.js";
+
 import type { ServicePort } from "../model/types.js";
+import { checkWritable, hasUnsafeCharacter } from "./unsafe-text.js";
 
 function checkList(values: readonly string[], path: string): void {
   for (let i = 0; i < values.length; i++) checkWritable(values[i] as string, `${path}[${i}]`);
 }
 
+/** Whether any string of the port that its rules print holds `\n`, `\r` or NUL. */
+function portHasUnsafeText(port: ServicePort): boolean {
+  if (
+    hasUnsafeCharacter(port.namespace) ||
+    hasUnsafeCharacter(port.name) ||
+    hasUnsafeCharacter(port.portName) ||
+    hasUnsafeCharacter(port.clusterIP) ||
+    listHasUnsafeText(port.externalIPs) ||
+    listHasUnsafeText(port.loadBalancerVIPs) ||
+    listHasUnsafeText(port.loadBalancerSourceRanges)
+  )
+    return true;
+  const endpoints = port.endpoints;
+  for (let i = 0; i < endpoints.length; i++) {
+    const e = endpoints[i] as ServicePort["endpoints"][number];
+    if (hasUnsafeCharacter(e.ip) || hasUnsafeCharacter(e.endpoint)) return true;
+  }
+  return false;
+}
+
+function listHasUnsafeText(values: readonly string[]): boolean {
+  for (let i = 0; i < values.length; i++) if (hasUnsafeCharacter(values[i] as string)) return true;
+  return false;
+}
+
 /**
  * Throws `UNSAFE_TEXT` when a string of `port` that its rules print holds `\n`, `\r` or NUL.
  * The path names the port by its `namespace/name:port` (JSON-quoted, so any character shows).
+ * A clean port costs one scan of its strings; the paths are built only to name what is wrong.
  *
  * @example
  * checkWritablePort(port) // returns for any port a validated input made
  */
 export function checkWritablePort(port: ServicePort): void {
+  if (!portHasUnsafeText(port)) return;
   const at = `servicePorts[${JSON.stringify(`${port.namespace}/${port.name}:${port.portName}`)}]`;
   checkWritable(port.namespace, `${at}.namespace`);
   checkWritable(port.name, `${at}.name`);

@@ -1,22 +1,26 @@
 /**
- * Model → `iptables-restore` text in one pass over text blocks: the same bytes as
- * `formatRestore(generateRules(model))`, without building a rule object per rule.
+ * Model → `iptables-restore` text: each service port's writers print into the restore-text sink
+ * and the blocks are joined into the payload. The same bytes as
+ * `formatRestore(generateRules(model))` (the same writers through the rules sink), without a
+ * rule object per rule.
  *
  * @module
  */
-import { RestoreLineWriter } from "../iptables/print/restore.js";
-import type { ClusterModel } from "../model/types.js";
-import { sortServicePorts } from "../plan/service-port-order.js";
+
+import type { ClusterModel } from "../../model/types.js";
+import { sortServicePorts } from "../../plan/service-port-order.js";
+import { createContext, type GenerationContext } from "../context.js";
+import { RestoreLineWriter } from "../print/restore.js";
 import type { ServicePortText } from "./block.js";
-import { createContext, type GenerationContext } from "./context.js";
+import { RestoreTextSink } from "./restore-sink.js";
 import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
-import { buildServicePortText } from "./service-port.js";
+import { servicePortText } from "./write-port.js";
 
 /**
  * The payload kube-proxy writes on a full sync of this model, as `iptables-restore` input: byte
  * for byte `formatRestore(generateRules(model, options))`.
  *
- * Each service port's rules are written as text (kube-proxy's own way) and only the text is
+ * Each service port's rules are printed as text (kube-proxy's own way) and only the text is
  * kept: for a 10,000-service cluster that is ~320,000 rules that never become objects.
  *
  * @example
@@ -24,10 +28,11 @@ import { buildServicePortText } from "./service-port.js";
  */
 export function generateRestoreText(model: ClusterModel, options: GenerateOptions = {}): string {
   const ctx = createContext(model, options.traits);
+  const sink = new RestoreTextSink();
   return joinPayload(
     ctx,
     sortServicePorts(model.servicePorts),
-    (port) => buildServicePortText(port, ctx),
+    (port) => servicePortText(port, ctx, sink),
     options,
   );
 }
@@ -48,7 +53,8 @@ export function joinPayload<T>(
   const existingChains = options.existingChains ?? [];
   // The payload prints filter before nat and, within nat, every declaration before any rule,
   // while each service port contributes to all three: one list of pieces per section.
-  // Pieces are flat strings (see buildServicePortText), so one final join copies each once.
+  // Pieces are flat strings (one per port and section, see RestoreTextSink), so one final join
+  // copies each once.
   const filter: string[] = [];
   const natDecls: string[] = [];
   const natRules: string[] = [];
