@@ -10,10 +10,18 @@ import { tokenizesTo } from "../format/tokenize.js";
 import { isServiceChain } from "../generate/rules.js";
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../ir/canonical.js";
 import { quickSaveLine } from "../ir/save-quick.js";
-import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import { sourceLinesOf } from "../ir/state.js";
+import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
-import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
+import {
+  hasSaveText,
+  type SavedChain,
+  type SavedText,
+  type SourceText,
+  savedTextOf,
+  sourceTextOf,
+} from "./saved-state.js";
 
 /**
  * What changed in one chain present on both sides (or added, or removed).
@@ -345,13 +353,75 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
   return diffByRules(oldState, newState, { chains: (t, c) => differing.get(t)?.has(c) === true });
 }
 
+/** A chain of a parsed side (see `withSourceText`): its policy and where its rules are. */
+interface RunChain {
+  readonly policy: string | null;
+  /** Index in the table's entries of its first `-A` rule (-1: none). */
+  first: number;
+  /** How many `-A` rules it holds. */
+  count: number;
+  /** Whether they are one run of entries. */
+  oneRun: boolean;
+  /** Its place among the declared chains (-1: not declared). */
+  index: number;
+  /** Found on the other side too (set by `differingChains`). */
+  matched: boolean;
+}
+
 /**
- * A side's chains of one table, as rules (those `keep` accepts) or as ranges of its save text
- * (all of them: `keep` is asked as they are visited, the index is not copied).
+ * The chains of a parsed table and where their rules are, without a list of rules per chain:
+ * one probe per run of rules, as in `chainsOf`.
+ */
+function runsOf(table: Table): Map<string, RunChain> {
+  const out = new Map<string, RunChain>();
+  // Declaration order (a chain declared twice keeps its first place and its last policy).
+  for (const d of table.chains)
+    out.set(d.name, { policy: d.policy, first: -1, count: 0, oneRun: true, index: -1, matched: false });
+  const declared = [...out.values()];
+  const names = [...out.keys()];
+  for (let i = 0; i < declared.length; i++) (declared[i] as RunChain).index = i;
+  let next = 0;
+  let chain: string | undefined;
+  let run: RunChain | undefined;
+  const entries = table.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Entry;
+    if (e.kind !== "rule" || e.op !== "-A") {
+      chain = undefined;
+      continue;
+    }
+    if (e.chain !== chain) {
+      chain = e.chain;
+      if (next < names.length && names[next] === chain) run = declared[next++] as RunChain;
+      else {
+        run = out.get(chain);
+        if (run === undefined) {
+          run = { policy: null, first: -1, count: 0, oneRun: true, index: -1, matched: false };
+          out.set(chain, run);
+        } else if (run.index >= 0) next = run.index + 1;
+      }
+      if (run.first >= 0) run.oneRun = false;
+      else run.first = i;
+    }
+    (run as RunChain).count++;
+  }
+  return out;
+}
+
+/**
+ * A side's chains of one table: as rules (those `keep` accepts), as ranges of its save text, or
+ * as runs of the text it was parsed from (`all`: every chain, `keep` is asked as they are
+ * visited, the index is not copied).
  */
 type SideChains =
-  | { readonly text: null; readonly chains: ReadonlyMap<string, ChainView> }
-  | { readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> };
+  | { readonly all: false; readonly chains: ReadonlyMap<string, ChainView> }
+  | { readonly all: true; readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> }
+  | {
+      readonly all: true;
+      readonly source: SourceText;
+      readonly lines: readonly number[];
+      readonly chains: ReadonlyMap<string, RunChain>;
+    };
 
 const NO_CHAINS: ReadonlyMap<string, SavedChain> = new Map();
 
@@ -361,15 +431,14 @@ function sideChains(
   table: string,
   keep: (chain: string) => boolean,
 ): SideChains {
-  if (saved === undefined)
-    return {
-      text: null,
-      chains: chainsOf(
-        state.tables.find((t) => t.name === table),
-        keep,
-      ),
-    };
-  return { text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
+  if (saved !== undefined)
+    return { all: true, text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
+  const t = state.tables.find((x) => x.name === table);
+  const source = sourceTextOf(state);
+  const lines = t === undefined ? undefined : sourceLinesOf(t);
+  if (t !== undefined && source !== undefined && lines !== undefined)
+    return { all: true, source, lines: lines.entries, chains: runsOf(t) };
+  return { all: false, chains: chainsOf(t, keep) };
 }
 
 /** Whether the save lines of `chain` (its `-A` lines in `text`) read as exactly `rules`. */
@@ -387,19 +456,50 @@ function linesSpell(text: string, saved: SavedChain, chain: string, rules: reado
 }
 
 /**
+ * Whether a parsed chain's lines are byte for byte the save lines of the other side's chain. The
+ * rules read from them are then the rules those save lines spell; one byte apart (a counter, a
+ * blank) and the chain is compared rule by rule.
+ */
+function runSpells(
+  side: { readonly source: SourceText; readonly lines: readonly number[] },
+  run: RunChain,
+  text: string,
+  saved: SavedChain,
+): boolean {
+  if (run.count !== saved.count) return false;
+  if (run.count === 0) return true;
+  if (!run.oneRun) return false;
+  const first = side.lines[run.first];
+  const last = side.lines[run.first + run.count - 1];
+  // Its rules must be consecutive lines (nothing between them).
+  if (first === undefined || last === undefined || last - first !== run.count - 1) return false;
+  const starts = side.source.lineStarts;
+  const start = starts[first - 1] as number;
+  const end = (starts[last] as number) - 1;
+  if (end - start !== saved.end - saved.start) return false;
+  return side.source.text.slice(start, end) === text.slice(saved.start, saved.end);
+}
+
+/**
  * Whether one chain is certainly equal on both sides, one of them save text and the other rules
- * (false: compare it rule by rule).
+ * or parsed text (false: compare it rule by rule).
  */
 function sameChain(
   chain: string,
   a: SideChains,
-  before: ChainView | SavedChain,
+  before: ChainView | SavedChain | RunChain,
   b: SideChains,
-  after: ChainView | SavedChain,
+  after: ChainView | SavedChain | RunChain,
 ): boolean {
   if (before.policy !== after.policy) return false;
-  if (b.text !== null) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
-  if (a.text !== null) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
+  if ("text" in b) {
+    if ("source" in a) return runSpells(a, before as RunChain, b.text, after as SavedChain);
+    return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
+  }
+  if ("text" in a) {
+    if ("source" in b) return runSpells(b, after as RunChain, a.text, before as SavedChain);
+    return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
+  }
   return false;
 }
 
@@ -424,14 +524,25 @@ function differingChains(
     const a = sideChains(oldState, oldText, name, keep);
     const b = sideChains(newState, newText, name, keep);
     const differ = new Set<string>();
-    for (const [chain, after] of b.chains) {
-      if (b.text !== null && !keep(chain)) continue;
-      const before = a.text !== null && !keep(chain) ? undefined : a.chains.get(chain);
-      if (before === undefined || !sameChain(chain, a, before, b, after)) differ.add(chain);
+    const aChains: ReadonlyMap<string, ChainView | SavedChain | RunChain> = a.chains;
+    const bChains: ReadonlyMap<string, ChainView | SavedChain | RunChain> = b.chains;
+    // `keep` is asked once per chain: on a node it runs ~200,000 times.
+    for (const [chain, after] of bChains) {
+      if (b.all && !keep(chain)) continue;
+      // (A chain of rules was kept when its side was read.)
+      const before = aChains.get(chain);
+      if (before === undefined) {
+        differ.add(chain);
+        continue;
+      }
+      if ("matched" in before) before.matched = true;
+      if (!sameChain(chain, a, before, b, after)) differ.add(chain);
     }
-    for (const chain of a.chains.keys()) {
-      if (a.text !== null && !keep(chain)) continue;
-      if (!b.chains.has(chain) || (b.text !== null && !keep(chain))) differ.add(chain);
+    for (const [chain, before] of aChains) {
+      // A chain of rules or runs that was matched above is in both, and kept by both.
+      if ("matched" in before && before.matched) continue;
+      if (a.all && !keep(chain)) continue;
+      if (!bChains.has(chain) || (b.all && !keep(chain))) differ.add(chain);
     }
     if (differ.size > 0) differing.set(name, differ);
   }

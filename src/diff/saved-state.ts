@@ -118,3 +118,49 @@ export function withSaveText(state: RuleSet, text: () => string): RuleSet {
   });
   return state;
 }
+
+/** A parsed state's text, with where each line starts (see {@link withSourceText}). */
+export interface SourceText {
+  /** The text the state was parsed from. */
+  readonly text: string;
+  /** `lineStarts[k]`: where line `k + 1` starts; past the last line, one more than its end. */
+  readonly lineStarts: Int32Array;
+}
+
+/** Each registered state's source text, its lines found on first use. */
+const SOURCES = new WeakMap<RuleSet, () => SourceText>();
+
+function lineStartsOf(text: string): Int32Array {
+  const starts: number[] = [0];
+  for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) starts.push(nl + 1);
+  // The last line without a newline ends where the text does.
+  if (starts[starts.length - 1] !== text.length) starts.push(text.length + 1);
+  return Int32Array.from(starts);
+}
+
+/**
+ * Records that `state` is what `parseRules(text)` returned (the parser recorded the line of each
+ * entry): a diff then finds a chain's rules as one run of `text`, and a run whose bytes are the
+ * other side's save lines is equal without reading its rules.
+ *
+ * @example
+ * const state = withSourceText(parseRulesOrThrow(dump), dump);
+ */
+export function withSourceText(state: RuleSet, text: string): RuleSet {
+  let source: SourceText | null = null;
+  SOURCES.set(state, () => {
+    source ??= { text, lineStarts: lineStartsOf(text) };
+    return source;
+  });
+  return state;
+}
+
+/**
+ * The source text registered for a state by {@link withSourceText}.
+ *
+ * @example
+ * sourceTextOf(withSourceText(state, dump))?.text === dump // true
+ */
+export function sourceTextOf(state: RuleSet): SourceText | undefined {
+  return SOURCES.get(state)?.();
+}
