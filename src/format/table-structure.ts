@@ -142,6 +142,30 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
     }
     return id;
   };
+  // A chain's rules come in a run, and the parser shares a repeated word: the last name looked up
+  // is tried first, by identity, before the map (one probe per run, not per rule).
+  let lastChain: string | null = null;
+  let lastChainId = -1;
+  let lastTarget: string | null = null;
+  let lastTargetId = -1;
+  const chainId = (name: string): number | undefined => {
+    if (name === lastChain) return lastChainId;
+    const id = ids.get(name);
+    if (id !== undefined) {
+      lastChain = name;
+      lastChainId = id;
+    }
+    return id;
+  };
+  const targetId = (name: string): number | undefined => {
+    if (name === lastTarget) return lastTargetId;
+    const id = ids.get(name);
+    if (id !== undefined) {
+      lastTarget = name;
+      lastTargetId = id;
+    }
+    return id;
+  };
   const isBuiltin = (id: number | undefined): boolean => id !== undefined && id < builtins.length;
   const isUser = (id: number | undefined): boolean => id !== undefined && user[id] === 1;
   /** The jumps, as pairs of ids (a chain to the chain a rule of it jumps to). */
@@ -213,7 +237,7 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
     if (entry.kind === "policy") return;
     const target = targetOf(entry);
     if (target === undefined) return; // the rule has a problem already
-    const from = ids.get(entry.chain);
+    const from = chainId(entry.chain);
     if (!noflush && !isUser(from) && !isBuiltin(from)) {
       problems.push({
         line,
@@ -224,7 +248,7 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
     }
     if (target === null) return;
     if (target.isChain) {
-      const to = ids.get(target.name);
+      const to = targetId(target.name);
       if (isBuiltin(to) || (!noflush && !isUser(to))) {
         problems.push({
           line,
