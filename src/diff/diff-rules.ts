@@ -161,10 +161,10 @@ export function kubeProxyChainsOfDeclared(
 }
 
 /** The chains a state's table declares (from its save text when it has one: no rules built). */
-function chainNamesOf(state: RuleSet, table: string): Iterable<string> {
+function chainNamesOf(state: RuleSet, table: string): { has(chain: string): boolean } {
   const saved = savedTextOf(state);
-  if (saved !== undefined) return saved.tables.get(table)?.keys() ?? [];
-  return state.tables.find((n) => n.name === table)?.chains.map((c) => c.name) ?? [];
+  if (saved !== undefined) return saved.tables.get(table) ?? new Set();
+  return new Set(state.tables.find((n) => n.name === table)?.chains.map((c) => c.name));
 }
 
 /**
@@ -183,7 +183,7 @@ export function sparingReferenced(
 ): (table: string, chain: string) => boolean {
   const pinned = new Map<string, Set<string>>();
   for (const t of oldState.tables) {
-    const kept = new Set(chainNamesOf(newState, t.name));
+    const kept = chainNamesOf(newState, t.name);
     const compared = (chain: string): boolean => chains(t.name, chain);
     const set = pinnedChains(
       t,

@@ -41,6 +41,8 @@ function indexSaveText(text: string): SavedText {
   let chains: Map<string, SavedChain> | null = null;
   let last: SavedChain | undefined;
   let lastName = "";
+  /** Where the previous rule's chain name starts in `text` (-1: a new table). */
+  let lastAt = -1;
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
@@ -49,9 +51,15 @@ function indexSaveText(text: string): SavedText {
       // `-A CHAIN ARGS`: chain names hold no blank.
       let nameEnd = text.indexOf(" ", start + 3);
       if (nameEnd < 0 || nameEnd > end) nameEnd = end;
-      const name = text.slice(start + 3, nameEnd);
-      if (name !== lastName) {
+      // The previous line's chain again (as nearly always) is seen in place, without a copy.
+      const same =
+        lastAt >= 0 &&
+        nameEnd - start - 3 === lastName.length &&
+        sameText(text, lastAt, start + 3, lastName.length);
+      if (!same) {
+        const name = text.slice(start + 3, nameEnd);
         lastName = name;
+        lastAt = start + 3;
         last = chains.get(name);
         if (last === undefined) throw new Error(`save text: rule of an undeclared chain ${name}`);
         if (last.start >= 0) throw new Error(`save text: the rules of ${name} are not one run`);
@@ -74,12 +82,19 @@ function indexSaveText(text: string): SavedText {
       chains = new Map();
       tables.set(text.slice(start + 1, end), chains);
       lastName = "";
+      lastAt = -1;
     } else if (text.startsWith("COMMIT", start)) {
       chains = null;
     }
     start = end + 1;
   }
   return { text, tables };
+}
+
+/** Whether `text` holds the same `length` code units at `a` and at `b`. */
+function sameText(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
 }
 
 /**
