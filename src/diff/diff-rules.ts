@@ -353,75 +353,13 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
   return diffByRules(oldState, newState, { chains: (t, c) => differing.get(t)?.has(c) === true });
 }
 
-/** A chain of a parsed side (see `withSourceText`): its policy and where its rules are. */
-interface RunChain {
-  readonly policy: string | null;
-  /** Index in the table's entries of its first `-A` rule (-1: none). */
-  first: number;
-  /** How many `-A` rules it holds. */
-  count: number;
-  /** Whether they are one run of entries. */
-  oneRun: boolean;
-  /** Its place among the declared chains (-1: not declared). */
-  index: number;
-  /** Found on the other side too (set by `differingChains`). */
-  matched: boolean;
-}
-
 /**
- * The chains of a parsed table and where their rules are, without a list of rules per chain:
- * one probe per run of rules, as in `chainsOf`.
- */
-function runsOf(table: Table): Map<string, RunChain> {
-  const out = new Map<string, RunChain>();
-  // Declaration order (a chain declared twice keeps its first place and its last policy).
-  for (const d of table.chains)
-    out.set(d.name, { policy: d.policy, first: -1, count: 0, oneRun: true, index: -1, matched: false });
-  const declared = [...out.values()];
-  const names = [...out.keys()];
-  for (let i = 0; i < declared.length; i++) (declared[i] as RunChain).index = i;
-  let next = 0;
-  let chain: string | undefined;
-  let run: RunChain | undefined;
-  const entries = table.entries;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as Entry;
-    if (e.kind !== "rule" || e.op !== "-A") {
-      chain = undefined;
-      continue;
-    }
-    if (e.chain !== chain) {
-      chain = e.chain;
-      if (next < names.length && names[next] === chain) run = declared[next++] as RunChain;
-      else {
-        run = out.get(chain);
-        if (run === undefined) {
-          run = { policy: null, first: -1, count: 0, oneRun: true, index: -1, matched: false };
-          out.set(chain, run);
-        } else if (run.index >= 0) next = run.index + 1;
-      }
-      if (run.first >= 0) run.oneRun = false;
-      else run.first = i;
-    }
-    (run as RunChain).count++;
-  }
-  return out;
-}
-
-/**
- * A side's chains of one table: as rules (those `keep` accepts), as ranges of its save text, or
- * as runs of the text it was parsed from (`all`: every chain, `keep` is asked as they are
- * visited, the index is not copied).
+ * A side's chains of one table: as rules (those `keep` accepts), or as ranges of its save text
+ * (`all`: every chain, `keep` is asked as they are visited, the index is not copied).
  */
 type SideChains =
   | { readonly all: false; readonly chains: ReadonlyMap<string, ChainView> }
-  | { readonly all: true; readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> }
-  | {
-      readonly all: true;
-      readonly source: SourceText;
-      readonly lines: readonly number[];
-      readonly chains: ReadonlyMap<string, RunChain>;
-    };
+  | { readonly all: true; readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> };
 
 const NO_CHAINS: ReadonlyMap<string, SavedChain> = new Map();
 
@@ -433,12 +371,109 @@ function sideChains(
 ): SideChains {
   if (saved !== undefined)
     return { all: true, text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
-  const t = state.tables.find((x) => x.name === table);
-  const source = sourceTextOf(state);
-  const lines = t === undefined ? undefined : sourceLinesOf(t);
-  if (t !== undefined && source !== undefined && lines !== undefined)
-    return { all: true, source, lines: lines.entries, chains: runsOf(t) };
-  return { all: false, chains: chainsOf(t, keep) };
+  return {
+    all: false,
+    chains: chainsOf(
+      state.tables.find((t) => t.name === table),
+      keep,
+    ),
+  };
+}
+
+/**
+ * Adds to `differ` the chains (that `keep` keeps) of one table not certainly equal between a
+ * side parsed from text (see `withSourceText`) and a side of save text. A node's table holds
+ * ~110,000 chains: the parsed side's are placed by the save text's index (one probe per
+ * declaration, the runs of rules following the declaration order), with no map of their own.
+ * A chain is equal when its rules are one run of consecutive lines, byte for byte its save
+ * lines: the rules read from them are the rules those lines spell. Any other is compared rule
+ * by rule.
+ */
+function differingRuns(
+  table: Table,
+  source: SourceText,
+  lines: readonly number[],
+  savedText: string,
+  saved: ReadonlyMap<string, SavedChain>,
+  keep: (chain: string) => boolean,
+  differ: Set<string>,
+): void {
+  const n = saved.size;
+  // Per chain of the save text (by its index): whether the parsed side has it (declared or with
+  // rules), its policy there (the last declaration's), its first rule's entry, how many rules,
+  // and whether they are more than one run.
+  const present = new Uint8Array(n);
+  const policies: (string | null)[] = new Array<string | null>(n).fill(null);
+  const first = new Int32Array(n).fill(-1);
+  const count = new Int32Array(n);
+  const broken = new Uint8Array(n);
+  /** The parsed side's chains the save text lacks. */
+  const only = new Set<string>();
+  const names: string[] = [];
+  const placed: number[] = [];
+  for (const d of table.chains) {
+    const at = saved.get(d.name)?.index ?? -1;
+    names.push(d.name);
+    placed.push(at);
+    if (at < 0) only.add(d.name);
+    else {
+      present[at] = 1;
+      policies[at] = d.policy;
+    }
+  }
+  let next = 0;
+  let chain: string | undefined;
+  let at = -1;
+  const entries = table.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Entry;
+    if (e.kind !== "rule" || e.op !== "-A") {
+      chain = undefined;
+      continue;
+    }
+    if (e.chain !== chain) {
+      chain = e.chain;
+      // The next declared chain, or one a few further on (past chains without rules).
+      let j = next;
+      const stop = Math.min(next + 8, names.length);
+      while (j < stop && names[j] !== chain) j++;
+      if (j < stop) {
+        at = placed[j] as number;
+        next = j + 1;
+      } else {
+        at = saved.get(chain)?.index ?? -1;
+        if (at < 0) only.add(chain);
+      }
+      if (at >= 0) {
+        present[at] = 1;
+        if ((first[at] as number) >= 0) broken[at] = 1;
+        else first[at] = i;
+      }
+    }
+    if (at >= 0) count[at] = (count[at] as number) + 1;
+  }
+  const starts = source.lineStarts;
+  for (const [name, s] of saved) {
+    if (!keep(name)) continue;
+    const k = s.index;
+    if (present[k] === 0 || policies[k] !== s.policy || count[k] !== s.count) {
+      differ.add(name);
+      continue;
+    }
+    if (s.count === 0) continue;
+    const from = lines[first[k] as number];
+    const to = lines[(first[k] as number) + s.count - 1];
+    // One run of consecutive lines (nothing between them), byte for byte the save lines.
+    const same =
+      broken[k] === 0 &&
+      from !== undefined &&
+      to !== undefined &&
+      to - from === s.count - 1 &&
+      (starts[to] as number) - 1 - (starts[from - 1] as number) === s.end - s.start &&
+      source.text.slice(starts[from - 1], (starts[to] as number) - 1) === savedText.slice(s.start, s.end);
+    if (!same) differ.add(name);
+  }
+  for (const name of only) if (keep(name)) differ.add(name);
 }
 
 /** Whether the save lines of `chain` (its `-A` lines in `text`) read as exactly `rules`. */
@@ -456,50 +491,19 @@ function linesSpell(text: string, saved: SavedChain, chain: string, rules: reado
 }
 
 /**
- * Whether a parsed chain's lines are byte for byte the save lines of the other side's chain. The
- * rules read from them are then the rules those save lines spell; one byte apart (a counter, a
- * blank) and the chain is compared rule by rule.
- */
-function runSpells(
-  side: { readonly source: SourceText; readonly lines: readonly number[] },
-  run: RunChain,
-  text: string,
-  saved: SavedChain,
-): boolean {
-  if (run.count !== saved.count) return false;
-  if (run.count === 0) return true;
-  if (!run.oneRun) return false;
-  const first = side.lines[run.first];
-  const last = side.lines[run.first + run.count - 1];
-  // Its rules must be consecutive lines (nothing between them).
-  if (first === undefined || last === undefined || last - first !== run.count - 1) return false;
-  const starts = side.source.lineStarts;
-  const start = starts[first - 1] as number;
-  const end = (starts[last] as number) - 1;
-  if (end - start !== saved.end - saved.start) return false;
-  return side.source.text.slice(start, end) === text.slice(saved.start, saved.end);
-}
-
-/**
  * Whether one chain is certainly equal on both sides, one of them save text and the other rules
  * or parsed text (false: compare it rule by rule).
  */
 function sameChain(
   chain: string,
   a: SideChains,
-  before: ChainView | SavedChain | RunChain,
+  before: ChainView | SavedChain,
   b: SideChains,
-  after: ChainView | SavedChain | RunChain,
+  after: ChainView | SavedChain,
 ): boolean {
   if (before.policy !== after.policy) return false;
-  if ("text" in b) {
-    if ("source" in a) return runSpells(a, before as RunChain, b.text, after as SavedChain);
-    return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
-  }
-  if ("text" in a) {
-    if ("source" in b) return runSpells(b, after as RunChain, a.text, before as SavedChain);
-    return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
-  }
+  if (b.all) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
+  if (a.all) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
   return false;
 }
 
@@ -521,28 +525,30 @@ function differingChains(
   const differing = new Map<string, Set<string>>();
   for (const name of names) {
     const keep = (chain: string): boolean => filter === undefined || filter(name, chain);
-    const a = sideChains(oldState, oldText, name, keep);
-    const b = sideChains(newState, newText, name, keep);
     const differ = new Set<string>();
-    const aChains: ReadonlyMap<string, ChainView | SavedChain | RunChain> = a.chains;
-    const bChains: ReadonlyMap<string, ChainView | SavedChain | RunChain> = b.chains;
-    // `keep` is asked once per chain: on a node it runs ~200,000 times.
-    for (const [chain, after] of bChains) {
-      if (b.all && !keep(chain)) continue;
-      // (A chain of rules was kept when its side was read.)
-      const before = aChains.get(chain);
-      if (before === undefined) {
-        differ.add(chain);
-        continue;
+    // A side parsed from text against a side of save text: by the bytes of their lines.
+    const parsed = oldText === undefined ? oldState : newText === undefined ? newState : null;
+    const source = parsed === null ? undefined : sourceTextOf(parsed);
+    const table = parsed?.tables.find((t) => t.name === name);
+    const lines = table === undefined ? undefined : sourceLinesOf(table);
+    const savedText = (oldText ?? newText) as SavedText;
+    if (source !== undefined && table !== undefined && lines !== undefined) {
+      const saved = savedText.tables.get(name) ?? NO_CHAINS;
+      differingRuns(table, source, lines.entries, savedText.text, saved, keep, differ);
+    } else {
+      const a = sideChains(oldState, oldText, name, keep);
+      const b = sideChains(newState, newText, name, keep);
+      const aChains: ReadonlyMap<string, ChainView | SavedChain> = a.chains;
+      const bChains: ReadonlyMap<string, ChainView | SavedChain> = b.chains;
+      for (const [chain, after] of bChains) {
+        if (b.all && !keep(chain)) continue;
+        const before = a.all && !keep(chain) ? undefined : aChains.get(chain);
+        if (before === undefined || !sameChain(chain, a, before, b, after)) differ.add(chain);
       }
-      if ("matched" in before) before.matched = true;
-      if (!sameChain(chain, a, before, b, after)) differ.add(chain);
-    }
-    for (const [chain, before] of aChains) {
-      // A chain of rules or runs that was matched above is in both, and kept by both.
-      if ("matched" in before && before.matched) continue;
-      if (a.all && !keep(chain)) continue;
-      if (!bChains.has(chain) || (b.all && !keep(chain))) differ.add(chain);
+      for (const chain of aChains.keys()) {
+        if (a.all && !keep(chain)) continue;
+        if (!bChains.has(chain) || (b.all && !keep(chain))) differ.add(chain);
+      }
     }
     if (differ.size > 0) differing.set(name, differ);
   }

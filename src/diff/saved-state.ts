@@ -19,6 +19,8 @@ export interface SavedChain {
   end: number;
   /** How many rules it holds. */
   count: number;
+  /** Its place among its table's chains. */
+  readonly index: number;
 }
 
 /** The save text of a state, indexed by table and chain. */
@@ -77,6 +79,7 @@ function indexSaveText(text: string): SavedText {
         start: -1,
         end: -1,
         count: 0,
+        index: chains.size,
       });
     } else if (c === 42 /* * */) {
       chains = new Map();
