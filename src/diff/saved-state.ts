@@ -74,12 +74,14 @@ function indexSaveText(text: string): SavedText {
       const space = text.indexOf(" ", start);
       const policyEnd = text.indexOf(" ", space + 1);
       const policy = text.slice(space + 1, policyEnd);
-      chains.set(text.slice(start + 1, space), {
+      const name = text.slice(start + 1, space);
+      chains.set(name, {
         policy: policy === "-" ? null : policy,
         start: -1,
         end: -1,
         count: 0,
-        index: chains.size,
+        // (A chain declared again keeps its place.)
+        index: chains.get(name)?.index ?? chains.size,
       });
     } else if (c === 42 /* * */) {
       chains = new Map();
