@@ -30,7 +30,11 @@ for (const [name, dist] of Object.entries(builds)) {
     `import { main } from ${JSON.stringify(pathToFileURL(join(dist, "cli.js")).href)};\nprocess.exitCode = await main(process.argv.slice(2));\n`,
   );
 }
-const lib = await import(pathToFileURL(join(builds.new, "index.js")).href);
+// buildModel and resolveConfig live in util.js beside the main entry.
+const lib = {
+  ...(await import(pathToFileURL(join(builds.new, "util.js")).href).catch(() => ({}))),
+  ...(await import(pathToFileURL(join(builds.new, "index.js")).href)),
+};
 
 function cpuOf(script, args) {
   const r = spawnSync("/usr/bin/time", ["-f", "@@TIME %U %S %M", process.execPath, script, ...args], {

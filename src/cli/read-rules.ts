@@ -2,6 +2,7 @@
 // shell or password prompt, Windows line endings (one message saying what to do), and rule lines
 // without their `*table` lines (`iptables-save | grep KUBE`), read as the tables kube-proxy's
 // chains place them in, with a note.
+import { withSourceText } from "../diff/saved-state.js";
 import type { Problem } from "../errors.js";
 import {
   isHeaderlessRules,
@@ -25,7 +26,8 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
     writeProblems(name, [pasted]);
     return null;
   }
-  if (!isHeaderlessRules(text)) return parseRules(text, options);
+  // The text each state was read from goes with it: a diff finds unchanged chains by their bytes.
+  if (!isHeaderlessRules(text)) return sourced(parseRules(text, options), text);
   const read = readHeaderlessRules(text);
   if (read === null) {
     writeErr(
@@ -37,9 +39,14 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
   writeNote(
     `${name} has rule lines without *table lines (as iptables-save | grep prints them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
   );
-  const parsed = parseRules(read.text, options);
+  const parsed = sourced(parseRules(read.text, options), read.text);
   const problems = parsed.problems.map(
     (p): Problem => (p.line === undefined ? p : { ...p, line: read.lineMap[p.line - 1] ?? p.line }),
   );
   return { ruleSet: parsed.ruleSet, problems };
+}
+
+function sourced(parsed: ParseResult, text: string): ParseResult {
+  withSourceText(parsed.ruleSet, text);
+  return parsed;
 }

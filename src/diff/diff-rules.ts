@@ -6,12 +6,25 @@
  * @module
  */
 
-import { canonicalizeRuleOnce, formatCanonicalRule, matchSaveLine, tokenizesTo } from "../iptables/index.js";
-import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import {
+  canonicalizeRuleOnce,
+  formatCanonicalRule,
+  matchSaveLine,
+  sourceLinesOf,
+  tokenizesTo,
+} from "../iptables/index.js";
+import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { isServiceChain } from "../naming/kube-chains.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
-import { hasSaveText, type SavedChain, type SavedText, savedTextOf } from "./saved-state.js";
+import {
+  hasSaveText,
+  type SavedChain,
+  type SavedText,
+  type SourceText,
+  savedTextOf,
+  sourceTextOf,
+} from "./saved-state.js";
 
 /**
  * What changed in one chain present on both sides (or added, or removed).
@@ -151,10 +164,10 @@ export function kubeProxyChainsOfDeclared(
 }
 
 /** The chains a state's table declares (from its save text when it has one: no rules built). */
-function chainNamesOf(state: RuleSet, table: string): Iterable<string> {
+function chainNamesOf(state: RuleSet, table: string): { has(chain: string): boolean } {
   const saved = savedTextOf(state);
-  if (saved !== undefined) return saved.tables.get(table)?.keys() ?? [];
-  return state.tables.find((n) => n.name === table)?.chains.map((c) => c.name) ?? [];
+  if (saved !== undefined) return saved.tables.get(table) ?? new Set();
+  return new Set(state.tables.find((n) => n.name === table)?.chains.map((c) => c.name));
 }
 
 /**
@@ -173,7 +186,7 @@ export function sparingReferenced(
 ): (table: string, chain: string) => boolean {
   const pinned = new Map<string, Set<string>>();
   for (const t of oldState.tables) {
-    const kept = new Set(chainNamesOf(newState, t.name));
+    const kept = chainNamesOf(newState, t.name);
     const compared = (chain: string): boolean => chains(t.name, chain);
     const set = pinnedChains(
       t,
@@ -344,12 +357,12 @@ export function diffRules(oldState: RuleSet, newState: RuleSet, options: DiffOpt
 }
 
 /**
- * A side's chains of one table, as rules (those `keep` accepts) or as ranges of its save text
- * (all of them: `keep` is asked as they are visited, the index is not copied).
+ * A side's chains of one table: as rules (those `keep` accepts), or as ranges of its save text
+ * (`all`: every chain, `keep` is asked as they are visited, the index is not copied).
  */
 type SideChains =
-  | { readonly text: null; readonly chains: ReadonlyMap<string, ChainView> }
-  | { readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> };
+  | { readonly all: false; readonly chains: ReadonlyMap<string, ChainView> }
+  | { readonly all: true; readonly text: string; readonly chains: ReadonlyMap<string, SavedChain> };
 
 const NO_CHAINS: ReadonlyMap<string, SavedChain> = new Map();
 
@@ -359,15 +372,111 @@ function sideChains(
   table: string,
   keep: (chain: string) => boolean,
 ): SideChains {
-  if (saved === undefined)
-    return {
-      text: null,
-      chains: chainsOf(
-        state.tables.find((t) => t.name === table),
-        keep,
-      ),
-    };
-  return { text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
+  if (saved !== undefined)
+    return { all: true, text: saved.text, chains: saved.tables.get(table) ?? NO_CHAINS };
+  return {
+    all: false,
+    chains: chainsOf(
+      state.tables.find((t) => t.name === table),
+      keep,
+    ),
+  };
+}
+
+/**
+ * Adds to `differ` the chains (that `keep` keeps) of one table not certainly equal between a
+ * side parsed from text (see `withSourceText`) and a side of save text. A node's table holds
+ * ~110,000 chains: the parsed side's are placed by the save text's index (one probe per
+ * declaration, the runs of rules following the declaration order), with no map of their own.
+ * A chain is equal when its rules are one run of consecutive lines, byte for byte its save
+ * lines: the rules read from them are the rules those lines spell. Any other is compared rule
+ * by rule.
+ */
+function differingRuns(
+  table: Table,
+  source: SourceText,
+  lines: readonly number[],
+  savedText: string,
+  saved: ReadonlyMap<string, SavedChain>,
+  keep: (chain: string) => boolean,
+  differ: Set<string>,
+): void {
+  const n = saved.size;
+  // Per chain of the save text (by its index): whether the parsed side has it (declared or with
+  // rules), its policy there (the last declaration's), its first rule's entry, how many rules,
+  // and whether they are more than one run.
+  const present = new Uint8Array(n);
+  const policies: (string | null)[] = new Array<string | null>(n).fill(null);
+  const first = new Int32Array(n).fill(-1);
+  const count = new Int32Array(n);
+  const broken = new Uint8Array(n);
+  /** The parsed side's chains the save text lacks. */
+  const only = new Set<string>();
+  const names: string[] = [];
+  const placed: number[] = [];
+  for (const d of table.chains) {
+    const at = saved.get(d.name)?.index ?? -1;
+    names.push(d.name);
+    placed.push(at);
+    if (at < 0) only.add(d.name);
+    else {
+      present[at] = 1;
+      policies[at] = d.policy;
+    }
+  }
+  let next = 0;
+  let chain: string | undefined;
+  let at = -1;
+  const entries = table.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i] as Entry;
+    if (e.kind !== "rule" || e.op !== "-A") {
+      chain = undefined;
+      continue;
+    }
+    if (e.chain !== chain) {
+      chain = e.chain;
+      // The next declared chain, or one a few further on (past chains without rules).
+      let j = next;
+      const stop = Math.min(next + 8, names.length);
+      while (j < stop && names[j] !== chain) j++;
+      if (j < stop) {
+        at = placed[j] as number;
+        next = j + 1;
+      } else {
+        at = saved.get(chain)?.index ?? -1;
+        if (at < 0) only.add(chain);
+      }
+      if (at >= 0) {
+        present[at] = 1;
+        if ((first[at] as number) >= 0) broken[at] = 1;
+        else first[at] = i;
+      }
+    }
+    if (at >= 0) count[at] = (count[at] as number) + 1;
+  }
+  const starts = source.lineStarts;
+  for (const [name, s] of saved) {
+    if (!keep(name)) continue;
+    const k = s.index;
+    if (present[k] === 0 || policies[k] !== s.policy || count[k] !== s.count) {
+      differ.add(name);
+      continue;
+    }
+    if (s.count === 0) continue;
+    const from = lines[first[k] as number];
+    const to = lines[(first[k] as number) + s.count - 1];
+    // One run of consecutive lines (nothing between them), byte for byte the save lines.
+    const same =
+      broken[k] === 0 &&
+      from !== undefined &&
+      to !== undefined &&
+      to - from === s.count - 1 &&
+      (starts[to] as number) - 1 - (starts[from - 1] as number) === s.end - s.start &&
+      source.text.slice(starts[from - 1], (starts[to] as number) - 1) === savedText.slice(s.start, s.end);
+    if (!same) differ.add(name);
+  }
+  for (const name of only) if (keep(name)) differ.add(name);
 }
 
 /** Whether the save lines of `chain` (its `-A` lines in `text`) read as exactly `rules`. */
@@ -386,7 +495,7 @@ function linesSpell(text: string, saved: SavedChain, chain: string, rules: reado
 
 /**
  * Whether one chain is certainly equal on both sides, one of them save text and the other rules
- * (false: compare it rule by rule).
+ * or parsed text (false: compare it rule by rule).
  */
 function sameChain(
   chain: string,
@@ -396,8 +505,8 @@ function sameChain(
   after: ChainView | SavedChain,
 ): boolean {
   if (before.policy !== after.policy) return false;
-  if (b.text !== null) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
-  if (a.text !== null) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
+  if (b.all) return linesSpell(b.text, after as SavedChain, chain, (before as ChainView).rules);
+  if (a.all) return linesSpell(a.text, before as SavedChain, chain, (after as ChainView).rules);
   return false;
 }
 
@@ -419,17 +528,30 @@ function differingChains(
   const differing = new Map<string, Set<string>>();
   for (const name of names) {
     const keep = (chain: string): boolean => filter === undefined || filter(name, chain);
-    const a = sideChains(oldState, oldText, name, keep);
-    const b = sideChains(newState, newText, name, keep);
     const differ = new Set<string>();
-    for (const [chain, after] of b.chains) {
-      if (b.text !== null && !keep(chain)) continue;
-      const before = a.text !== null && !keep(chain) ? undefined : a.chains.get(chain);
-      if (before === undefined || !sameChain(chain, a, before, b, after)) differ.add(chain);
-    }
-    for (const chain of a.chains.keys()) {
-      if (a.text !== null && !keep(chain)) continue;
-      if (!b.chains.has(chain) || (b.text !== null && !keep(chain))) differ.add(chain);
+    // A side parsed from text against a side of save text: by the bytes of their lines.
+    const parsed = oldText === undefined ? oldState : newText === undefined ? newState : null;
+    const source = parsed === null ? undefined : sourceTextOf(parsed);
+    const table = parsed?.tables.find((t) => t.name === name);
+    const lines = table === undefined ? undefined : sourceLinesOf(table);
+    const savedText = (oldText ?? newText) as SavedText;
+    if (source !== undefined && table !== undefined && lines !== undefined) {
+      const saved = savedText.tables.get(name) ?? NO_CHAINS;
+      differingRuns(table, source, lines.entries, savedText.text, saved, keep, differ);
+    } else {
+      const a = sideChains(oldState, oldText, name, keep);
+      const b = sideChains(newState, newText, name, keep);
+      const aChains: ReadonlyMap<string, ChainView | SavedChain> = a.chains;
+      const bChains: ReadonlyMap<string, ChainView | SavedChain> = b.chains;
+      for (const [chain, after] of bChains) {
+        if (b.all && !keep(chain)) continue;
+        const before = a.all && !keep(chain) ? undefined : aChains.get(chain);
+        if (before === undefined || !sameChain(chain, a, before, b, after)) differ.add(chain);
+      }
+      for (const chain of aChains.keys()) {
+        if (a.all && !keep(chain)) continue;
+        if (!bChains.has(chain) || (b.all && !keep(chain))) differ.add(chain);
+      }
     }
     if (differ.size > 0) differing.set(name, differ);
   }

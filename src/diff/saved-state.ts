@@ -19,6 +19,8 @@ export interface SavedChain {
   end: number;
   /** How many rules it holds. */
   count: number;
+  /** Its place among its table's chains. */
+  readonly index: number;
 }
 
 /** The save text of a state, indexed by table and chain. */
@@ -41,6 +43,8 @@ function indexSaveText(text: string): SavedText {
   let chains: Map<string, SavedChain> | null = null;
   let last: SavedChain | undefined;
   let lastName = "";
+  /** Where the previous rule's chain name starts in `text` (-1: a new table). */
+  let lastAt = -1;
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf("\n", start);
     if (end < 0) end = text.length;
@@ -49,9 +53,15 @@ function indexSaveText(text: string): SavedText {
       // `-A CHAIN ARGS`: chain names hold no blank.
       let nameEnd = text.indexOf(" ", start + 3);
       if (nameEnd < 0 || nameEnd > end) nameEnd = end;
-      const name = text.slice(start + 3, nameEnd);
-      if (name !== lastName) {
+      // The previous line's chain again (as nearly always) is seen in place, without a copy.
+      const same =
+        lastAt >= 0 &&
+        nameEnd - start - 3 === lastName.length &&
+        sameText(text, lastAt, start + 3, lastName.length);
+      if (!same) {
+        const name = text.slice(start + 3, nameEnd);
         lastName = name;
+        lastAt = start + 3;
         last = chains.get(name);
         if (last === undefined) throw new Error(`save text: rule of an undeclared chain ${name}`);
         if (last.start >= 0) throw new Error(`save text: the rules of ${name} are not one run`);
@@ -64,22 +74,32 @@ function indexSaveText(text: string): SavedText {
       const space = text.indexOf(" ", start);
       const policyEnd = text.indexOf(" ", space + 1);
       const policy = text.slice(space + 1, policyEnd);
-      chains.set(text.slice(start + 1, space), {
+      const name = text.slice(start + 1, space);
+      chains.set(name, {
         policy: policy === "-" ? null : policy,
         start: -1,
         end: -1,
         count: 0,
+        // (A chain declared again keeps its place.)
+        index: chains.get(name)?.index ?? chains.size,
       });
     } else if (c === 42 /* * */) {
       chains = new Map();
       tables.set(text.slice(start + 1, end), chains);
       lastName = "";
+      lastAt = -1;
     } else if (text.startsWith("COMMIT", start)) {
       chains = null;
     }
     start = end + 1;
   }
   return { text, tables };
+}
+
+/** Whether `text` holds the same `length` code units at `a` and at `b`. */
+function sameText(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
 }
 
 /**
@@ -117,4 +137,50 @@ export function withSaveText(state: RuleSet, text: () => string): RuleSet {
     return saved;
   });
   return state;
+}
+
+/** A parsed state's text, with where each line starts (see {@link withSourceText}). */
+export interface SourceText {
+  /** The text the state was parsed from. */
+  readonly text: string;
+  /** `lineStarts[k]`: where line `k + 1` starts; past the last line, one more than its end. */
+  readonly lineStarts: Int32Array;
+}
+
+/** Each registered state's source text, its lines found on first use. */
+const SOURCES = new WeakMap<RuleSet, () => SourceText>();
+
+function lineStartsOf(text: string): Int32Array {
+  const starts: number[] = [0];
+  for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) starts.push(nl + 1);
+  // The last line without a newline ends where the text does.
+  if (starts[starts.length - 1] !== text.length) starts.push(text.length + 1);
+  return Int32Array.from(starts);
+}
+
+/**
+ * Records that `state` is what `parseRules(text)` returned (the parser recorded the line of each
+ * entry): a diff then finds a chain's rules as one run of `text`, and a run whose bytes are the
+ * other side's save lines is equal without reading its rules.
+ *
+ * @example
+ * const state = withSourceText(parseRulesOrThrow(dump), dump);
+ */
+export function withSourceText(state: RuleSet, text: string): RuleSet {
+  let source: SourceText | null = null;
+  SOURCES.set(state, () => {
+    source ??= { text, lineStarts: lineStartsOf(text) };
+    return source;
+  });
+  return state;
+}
+
+/**
+ * The source text registered for a state by {@link withSourceText}.
+ *
+ * @example
+ * sourceTextOf(withSourceText(state, dump))?.text === dump // true
+ */
+export function sourceTextOf(state: RuleSet): SourceText | undefined {
+  return SOURCES.get(state)?.();
 }

@@ -46,4 +46,10 @@ export { samePort } from "./same-port.js";
 export { matchSaveLine } from "./shape/match.js";
 export type { RuleShape } from "./shape/types.js";
 // The kernel's tables after iptables-restore applies a payload.
-export { type ApplyRestoreOptions, type ApplyRestoreResult, applyRestore, tryApplyRestore } from "./state.js";
+export {
+  type ApplyRestoreOptions,
+  type ApplyRestoreResult,
+  applyRestore,
+  sourceLinesOf,
+  tryApplyRestore,
+} from "./state.js";

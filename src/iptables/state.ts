@@ -72,6 +72,16 @@ export function recordSourceLines(table: Table, lines: TableSourceLines): void {
   sourceLines.set(table, lines);
 }
 
+/**
+ * The source lines the parser recorded for a table (see {@link recordSourceLines}), if any.
+ *
+ * @example
+ * sourceLinesOf(parseRulesOrThrow(text).tables[0])?.entries[0] // 3: the line of its first entry
+ */
+export function sourceLinesOf(table: Table): TableSourceLines | undefined {
+  return sourceLines.get(table);
+}
+
 /** Built-in chain policy and counters. */
 interface Policy {
   policy: string;

@@ -6,10 +6,9 @@
  *
  * @module
  */
-
 import { canonicalizeRuleCached, formatCanonicalRule } from "../iptables/index.js";
 import type { CanonicalRule } from "../ir/canonical-types.js";
-import type { IPFamily, Rule, RuleSet } from "../ir/types.js";
+import type { Entry, IPFamily, Rule, RuleSet } from "../ir/types.js";
 import { buildChainIndex, type ChainIndex } from "./chain-index.js";
 
 /** One rule ready for the walk. */
@@ -98,33 +97,70 @@ export function compileState(state: RuleSet): CompiledState {
   return compiled;
 }
 
+/** A chain's declaration and where its rules are among its table's entries. */
+interface RawChain {
+  readonly policy: string | null;
+  readonly entries: readonly Entry[];
+  /** Each run of its rules as `[from, to)` in `entries`, two numbers a run. */
+  readonly runs: number[];
+  /** Its place among the declared chains (-1: not declared). */
+  readonly index: number;
+}
+
+/** The `-A` rules of a chain, from its runs. */
+function rulesOf(c: RawChain): Rule[] {
+  const rules: Rule[] = [];
+  for (let r = 0; r < c.runs.length; r += 2) {
+    for (let i = c.runs[r] as number; i < (c.runs[r + 1] as number); i++) {
+      const e = c.entries[i] as Entry;
+      if (e.kind === "rule" && e.op === "-A") rules.push(e);
+    }
+  }
+  return rules;
+}
+
 function createCompiledState(state: RuleSet): CompiledState {
   const family = state.family;
-  // Raw rules grouped per table and chain now (one pass); canonicalized per chain on first use.
-  const raw = new Map<string, Map<string, { policy: string | null; rules: Rule[] }>>();
+  // Where each chain's rules are, found now (one pass); canonicalized per chain on first use.
+  const raw = new Map<string, Map<string, RawChain>>();
   for (const table of state.tables) {
     let chains = raw.get(table.name);
     if (chains === undefined) {
       chains = new Map();
       raw.set(table.name, chains);
     }
-    for (const decl of table.chains)
-      if (!chains.has(decl.name)) chains.set(decl.name, { policy: decl.policy, rules: [] });
-    // A chain's rules come in one run (as iptables-save prints them): one lookup per run, not
-    // per rule (a 10,000-service nat table holds ~320,000 rules in ~110,000 chains).
+    const entries = table.entries;
+    // The chains in declaration order: their runs of rules nearly always come in that order
+    // too (as iptables-save prints them), so the next one is tried before the map (a
+    // 10,000-service nat table holds ~320,000 rules in ~110,000 chains).
+    const declared: RawChain[] = [];
+    const names: string[] = [];
+    for (const decl of table.chains) {
+      if (chains.has(decl.name)) continue;
+      const c: RawChain = { policy: decl.policy, entries, runs: [], index: declared.length };
+      chains.set(decl.name, c);
+      declared.push(c);
+      names.push(decl.name);
+    }
+    let next = 0;
     let name: string | undefined;
-    let c: { policy: string | null; rules: Rule[] } | undefined;
-    for (const entry of table.entries) {
+    let c: RawChain | undefined;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as Entry;
       if (entry.kind !== "rule" || entry.op !== "-A") continue;
       if (entry.chain !== name || c === undefined) {
-        name = entry.chain;
-        c = chains.get(name);
-        if (c === undefined) {
-          c = { policy: null, rules: [] };
-          chains.set(name, c);
+        const chain = entry.chain;
+        name = chain;
+        if (next < names.length && names[next] === chain) c = declared[next++] as RawChain;
+        else {
+          c = chains.get(chain);
+          if (c === undefined) {
+            c = { policy: null, entries, runs: [], index: -1 };
+            chains.set(chain, c);
+          } else if (c.index >= 0) next = c.index + 1;
         }
-      }
-      c.rules.push(entry);
+        c.runs.push(i, i + 1);
+      } else c.runs[c.runs.length - 1] = i + 1;
     }
   }
   const compiled = new Map<string, CompiledChain>();
@@ -137,7 +173,7 @@ function createCompiledState(state: RuleSet): CompiledState {
       if (c !== undefined) return c;
       const source = raw.get(table)?.get(name);
       if (source === undefined) return undefined;
-      const rules = source.rules.map((r, i) => compileRule(r, i + 1, family));
+      const rules = rulesOf(source).map((r, i) => compileRule(r, i + 1, family));
       c = {
         table,
         name,

@@ -90,6 +90,14 @@ export function pastedTextProblem(text: string, rules: boolean): Problem | null 
   while (start < text.length) {
     const nl = text.indexOf("\n", start);
     const end = nl < 0 ? text.length : nl;
+    // A line that starts with `*`, `:` or `-` and has no CR at its end is no prompt (see
+    // shellLineKind) and is fine: passed without copying it (a node's dump has 400,000).
+    const first = text.charCodeAt(start);
+    if (rules && (first === 42 || first === 58 || first === 45) && text.charCodeAt(end - 1) !== 13) {
+      start = end + 1;
+      line++;
+      continue;
+    }
     const raw = text.slice(start, end);
     start = end + 1;
     line++;

@@ -108,6 +108,7 @@ export interface StructureInput {
 
 interface RestrictedUse {
   readonly chain: string;
+  readonly chainId: number;
   readonly line: number;
   readonly name: string;
   readonly place: TargetPlace;
@@ -126,10 +127,51 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
   const { table, chainLines, entryLines, backend, noflush, targetOf } = input;
   const problems: StructureProblem[] = [];
   const builtins = BUILTIN_CHAINS[table.name] ?? [];
-  const user = new Set<string>();
-  const jumps = new Map<string, Set<string>>();
+  // A node's table holds ~110,000 chains and ~330,000 jumps: every name gets a number once (the
+  // built-in chains first), so that the jumps and the hooks that reach each chain are arrays.
+  const ids = new Map<string, number>();
+  for (const b of builtins) ids.set(b, ids.size);
+  /** Per id: whether the chain is declared now (`user` of iptables-restore's view). */
+  const user: number[] = builtins.map(() => 0);
+  const idOf = (chain: string): number => {
+    let id = ids.get(chain);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(chain, id);
+      user.push(0);
+    }
+    return id;
+  };
+  // A chain's rules come in a run, and the parser shares a repeated word: the last name looked up
+  // is tried first, by identity, before the map (one probe per run, not per rule).
+  let lastChain: string | null = null;
+  let lastChainId = -1;
+  let lastTarget: string | null = null;
+  let lastTargetId = -1;
+  const chainId = (name: string): number | undefined => {
+    if (name === lastChain) return lastChainId;
+    const id = ids.get(name);
+    if (id !== undefined) {
+      lastChain = name;
+      lastChainId = id;
+    }
+    return id;
+  };
+  const targetId = (name: string): number | undefined => {
+    if (name === lastTarget) return lastTargetId;
+    const id = ids.get(name);
+    if (id !== undefined) {
+      lastTarget = name;
+      lastTargetId = id;
+    }
+    return id;
+  };
+  const isBuiltin = (id: number | undefined): boolean => id !== undefined && id < builtins.length;
+  const isUser = (id: number | undefined): boolean => id !== undefined && user[id] === 1;
+  /** The jumps, as pairs of ids (a chain to the chain a rule of it jumps to). */
+  const jumpFrom: number[] = [];
+  const jumpTo: number[] = [];
   const restricted: RestrictedUse[] = [];
-  const exists = (chain: string) => user.has(chain) || builtins.includes(chain);
   let c = 0;
   let e = 0;
   const chains = table.chains;
@@ -149,7 +191,8 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
   return problems;
 
   function declare(d: ChainDeclaration, line: number): void {
-    if (builtins.includes(d.name)) {
+    const id = idOf(d.name);
+    if (isBuiltin(id)) {
       // `-` keeps the policy; anything else must be a verdict a base chain can end in.
       if (d.policy !== null && d.policy !== "ACCEPT" && d.policy !== "DROP")
         problems.push({
@@ -170,7 +213,7 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
         });
         return;
       }
-      if (user.has(d.name)) {
+      if (isUser(id)) {
         problems.push({
           line,
           token: { kind: "declaration", index: 0 },
@@ -179,22 +222,23 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
         return;
       }
     }
-    user.add(d.name);
+    user[id] = 1;
   }
 
   function apply(entry: Entry, line: number): void {
     if (entry.kind === "chain") {
-      if (entry.op === "-N") user.add(entry.chain);
+      if (entry.op === "-N") user[idOf(entry.chain)] = 1;
       else if (entry.op === "-X") {
-        if (entry.chain === "") user.clear();
-        else user.delete(entry.chain);
+        if (entry.chain === "") user.fill(0);
+        else user[idOf(entry.chain)] = 0;
       }
       return;
     }
     if (entry.kind === "policy") return;
     const target = targetOf(entry);
     if (target === undefined) return; // the rule has a problem already
-    if (!noflush && !exists(entry.chain)) {
+    const from = chainId(entry.chain);
+    if (!noflush && !isUser(from) && !isBuiltin(from)) {
       problems.push({
         line,
         token: { kind: "chain" },
@@ -204,22 +248,19 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
     }
     if (target === null) return;
     if (target.isChain) {
-      if (builtins.includes(target.name) || (!noflush && !user.has(target.name))) {
+      const to = targetId(target.name);
+      if (isBuiltin(to) || (!noflush && !isUser(to))) {
         problems.push({
           line,
           token: { kind: "target", name: target.name },
-          message: builtins.includes(target.name)
+          message: isBuiltin(to)
             ? `Couldn't load target \`${target.name}': a built-in chain cannot be a jump target`
             : `Couldn't load target \`${target.name}': no chain of that name is declared above in table ${table.name}`,
         });
         return;
       }
-      let to = jumps.get(entry.chain);
-      if (to === undefined) {
-        to = new Set();
-        jumps.set(entry.chain, to);
-      }
-      to.add(target.name);
+      jumpFrom.push(from ?? idOf(entry.chain));
+      jumpTo.push(to ?? idOf(target.name));
       return;
     }
     const place = TARGET_PLACES.get(target.name);
@@ -232,26 +273,54 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
       });
       return;
     }
-    if (place.hooks !== ANY_HOOK) restricted.push({ chain: entry.chain, line, name: target.name, place });
+    if (place.hooks !== ANY_HOOK)
+      restricted.push({
+        chain: entry.chain,
+        chainId: from ?? idOf(entry.chain),
+        line,
+        name: target.name,
+        place,
+      });
   }
 
   /** The hooks each restricted rule's chain is reached from, against those its target allows. */
   function checkPlaces(): void {
     if (restricted.length === 0) return;
-    const reached = new Map<string, number>();
-    for (const builtin of builtins) {
-      const bit = HOOK_BITS[builtin] ?? 0;
-      const stack = [builtin];
-      while (stack.length > 0) {
-        const chain = stack.pop() as string;
-        const had = reached.get(chain) ?? 0;
-        if ((had & bit) !== 0) continue;
-        reached.set(chain, had | bit);
-        for (const to of jumps.get(chain) ?? []) stack.push(to);
+    // The jumps of each chain, in one array (`first[id]` to `first[id + 1]`).
+    const n = ids.size;
+    const first = new Int32Array(n + 1);
+    for (const from of jumpFrom) first[from + 1] = (first[from + 1] as number) + 1;
+    for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
+    const targets = new Int32Array(jumpTo.length);
+    const filled = first.slice(0, n);
+    for (let k = 0; k < jumpFrom.length; k++) {
+      const from = jumpFrom[k] as number;
+      const at = filled[from] as number;
+      filled[from] = at + 1;
+      targets[at] = jumpTo[k] as number;
+    }
+    const reached = new Uint8Array(n);
+    const stack = new Int32Array(n);
+    for (let b = 0; b < builtins.length; b++) {
+      const bit = HOOK_BITS[builtins[b] as string] ?? 0;
+      if (bit === 0 || ((reached[b] as number) & bit) !== 0) continue;
+      // Each chain is pushed once per hook: when the hook's bit is first set on it.
+      reached[b] = (reached[b] as number) | bit;
+      stack[0] = b;
+      let top = 1;
+      while (top > 0) {
+        const chain = stack[--top] as number;
+        for (let k = first[chain] as number, end = first[chain + 1] as number; k < end; k++) {
+          const to = targets[k] as number;
+          const had = reached[to] as number;
+          if ((had & bit) !== 0) continue;
+          reached[to] = had | bit;
+          stack[top++] = to;
+        }
       }
     }
     for (const use of restricted) {
-      const bad = (reached.get(use.chain) ?? 0) & ~use.place.hooks;
+      const bad = (reached[use.chainId] as number) & ~use.place.hooks;
       if (bad === 0) continue;
       problems.push({
         line: use.line,
