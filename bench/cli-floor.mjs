@@ -1,58 +1,163 @@
 // The CLI as a user runs it, against the floor under it: `kube-iptables generate FILE` of the
 // 10k × 10 model as a fresh `node` process (start-up, module loading, read, parse, validation,
 // model, generation, write to a pipe), beside a process that only reads the same file and
-// JSON.parses it. The three are run in turn (floor, restore, save, floor, …), so that a shared
+// JSON.parses it. The kinds are run in turn (floor, restore, save, floor, …), so that a shared
 // machine's drift falls on all of them alike; CPU time (user + system, start-up included) is
 // the figure compared, wall time is shown beside it. Writes bench/cli-floor.json.
-//   node bench/cli-floor.mjs [--runs N] [--model NAME]
-// Also run as a child of itself: `--child floor|cli FILE [CLI ARGS…]`.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
-import { gunzipSync } from "node:zlib";
-import { libraryPath, ROOT } from "./load.mjs";
-import { summarize } from "./stats.mjs";
+//   node bench/cli-floor.mjs [--runs N] [--model NAME] [--pretty] [--old DIST_DIR]
+//   node bench/cli-floor.mjs --breakdown [--runs N] [--model NAME] [--pretty]
+// --pretty writes the model indented, as `kubectl get -o json` prints (37 MB instead of 19 MB
+// for 10k × 10; the floor parses the same text); it does not write bench/cli-floor.json.
+// --old adds an older build's restore and save (e.g. a copy of dist/ in node_modules/.cache/,
+// where its bare imports resolve), run in the same turns: an A/B of the CLI end to end.
+// --breakdown runs the CLI in processes of its own that time each stage in CPU ms (start-up,
+// import, read, JSON.parse, validate + build, generate, write) and prints the medians; it does
+// not write bench/cli-floor.json.
+// Also run as a child of itself: `--child floor FILE`, `--child cli|breakdown DIST FILE [ARGS…]`.
+// The child imports nothing but what it measures: the floor and the CLI pay the same start-up.
 
-const SELF = fileURLToPath(import.meta.url);
 const CPU_MARK = "@@CPU ";
+const STAGES_MARK = "@@STAGES ";
 
-if (process.argv[2] === "--child") {
+if (process.argv[2] === "--child") await child(process.argv.slice(3));
+else await parent();
+
+/** CPU ms of this process so far (user + system). */
+function cpuNow() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+async function child([what, ...args]) {
   // The process's own CPU time since it started, written once it is done (stdout may be a pipe
   // still draining: the figure goes to stderr on exit).
-  process.on("exit", () => {
-    const { user, system } = process.cpuUsage();
-    process.stderr.write(`${CPU_MARK}${(user + system) / 1000}\n`);
-  });
-  const [, , , what, ...args] = process.argv;
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.on("exit", () => writeErr(`${CPU_MARK}${cpuNow()}\n`));
   if (what === "floor") {
+    const { readFileSync } = await import("node:fs");
     JSON.parse(readFileSync(args[0], "utf8"));
-  } else {
-    const { main } = await import(pathToFileURL(join(dirname(libraryPath()), "cli.js")).href);
-    process.exitCode = await main(args);
+    return;
   }
-} else {
+  const [dist, ...argv] = args;
+  const url = new URL(`file://${dist}/cli.js`).href;
+  if (what === "cli") {
+    const { main } = await import(url);
+    process.exitCode = await main(argv);
+    return;
+  }
+  // breakdown: the stages are told apart by what the CLI does at their borders, without a hook
+  // in the CLI itself: the progress line it draws on a terminal ("reading FILE", "checking …",
+  // "generating …"; stderr is made to look like one and the line is swallowed), JSON.parse of
+  // the large text, and the write to stdout.
+  const marks = [["start-up", cpuNow()]];
+  const mark = (stage) => marks.push([stage, cpuNow()]);
+  Object.assign(process.stderr, { isTTY: true, columns: 200 });
+  process.stderr.write = (text, ...rest) => {
+    if (typeof text !== "string" || !text.startsWith("\r")) return writeErr(text, ...rest);
+    const stage = /^\r(?:kube-iptables: )?(reading|checking|generating)\b/.exec(text)?.[1];
+    if (stage !== undefined && !marks.some(([s]) => s === stage)) mark(stage);
+    return true;
+  };
+  const parse = JSON.parse;
+  JSON.parse = (text, reviver) => {
+    if (typeof text !== "string" || text.length < 1e6) return parse(text, reviver);
+    mark("JSON.parse");
+    try {
+      return parse(text, reviver);
+    } finally {
+      mark("after JSON.parse");
+    }
+  };
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (...a) => {
+    mark("write");
+    try {
+      return stdoutWrite(...a);
+    } finally {
+      mark("after write");
+    }
+  };
+  mark("import");
+  const { main } = await import(url);
+  mark("main");
+  process.exitCode = await main(argv);
+  mark("end");
+  writeErr(`${STAGES_MARK}${JSON.stringify(marks)}\n`);
+}
+
+/**
+ * The CPU ms of each stage from a child's marks: a stage runs from its mark to the next one.
+ * Marks a build does not make (a CLI that draws no "checking" line) fold into the stage before.
+ */
+function stagesOf(marks) {
+  const names = {
+    "start-up": "node start-up",
+    import: "import the CLI",
+    main: "parse the arguments",
+    reading: "read the file",
+    "JSON.parse": "JSON.parse",
+    "after JSON.parse": "shape the input",
+    checking: "validate + build the model",
+    generating: "generate",
+    write: "write to stdout",
+    "after write": "exit",
+    end: "exit",
+  };
+  const out = {};
+  let previous = 0;
+  for (let i = 0; i < marks.length; i++) {
+    const [stage, at] = marks[i];
+    const name = i === 0 ? names[stage] : names[marks[i - 1][0]];
+    if (i > 0) out[name] = (out[name] ?? 0) + (at - previous);
+    else out[name] = at;
+    previous = at;
+  }
+  return out;
+}
+
+async function parent() {
+  const { spawnSync } = await import("node:child_process");
+  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
+  const { loadavg, tmpdir } = await import("node:os");
+  const { dirname, join, resolve } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const { parseArgs } = await import("node:util");
+  const { gunzipSync } = await import("node:zlib");
+  const { libraryPath, ROOT } = await import("./load.mjs");
+  const { median, summarize } = await import("./stats.mjs");
+  const SELF = fileURLToPath(import.meta.url);
+
   const { values } = parseArgs({
     options: {
       runs: { type: "string", default: "5" },
       model: { type: "string", default: "bench-clusterip-10000" },
+      old: { type: "string" },
+      breakdown: { type: "boolean", default: false },
+      pretty: { type: "boolean", default: false },
     },
   });
   const runs = Number(values.runs);
+  const dist = dirname(libraryPath());
   const dir = mkdtempSync(join(tmpdir(), "kube-iptables-cli-floor-"));
   const file = join(dir, `${values.model}.json`);
-  writeFileSync(
-    file,
-    gunzipSync(readFileSync(join(ROOT, "test", "fixtures", "bench", `${values.model}.json.gz`))),
-  );
-  const kinds = {
-    floor: ["floor", file],
-    restore: ["cli", "generate", file, "--format", "restore"],
-    save: ["cli", "generate", file],
-  };
-  const samples = { floor: [], restore: [], save: [] };
+  const raw = gunzipSync(readFileSync(join(ROOT, "test", "fixtures", "bench", `${values.model}.json.gz`)));
+  writeFileSync(file, values.pretty ? `${JSON.stringify(JSON.parse(raw.toString("utf8")), null, 2)}\n` : raw);
+  const restore = ["generate", file, "--format", "restore"];
+  const save = ["generate", file];
+  const kinds = values.breakdown
+    ? { restore: ["breakdown", dist, ...restore], save: ["breakdown", dist, ...save] }
+    : {
+        floor: ["floor", file],
+        restore: ["cli", dist, ...restore],
+        save: ["cli", dist, ...save],
+        ...(values.old === undefined
+          ? {}
+          : {
+              "restore (old)": ["cli", resolve(values.old), ...restore],
+              "save (old)": ["cli", resolve(values.old), ...save],
+            }),
+      };
+  const samples = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   const load = [loadavg()[0]];
   try {
     for (let i = 0; i < runs; i++) {
@@ -64,28 +169,56 @@ if (process.argv[2] === "--child") {
           maxBuffer: 256 * 1024 * 1024,
         });
         const wall = performance.now() - t0;
-        const line = r.stderr.split("\n").find((l) => l.startsWith(CPU_MARK));
+        const lines = r.stderr.split("\n");
+        const line = lines.find((l) => l.startsWith(CPU_MARK));
         if (r.status !== 0 || line === undefined)
           throw new Error(`${kind} failed (${r.status}): ${r.stderr}`);
-        samples[kind].push({ cpu: Number(line.slice(CPU_MARK.length)), wall, bytes: r.stdout.length });
+        const stages = lines.find((l) => l.startsWith(STAGES_MARK));
+        samples[kind].push({
+          cpu: Number(line.slice(CPU_MARK.length)),
+          wall,
+          bytes: r.stdout.length,
+          ...(stages === undefined ? {} : { stages: stagesOf(JSON.parse(stages.slice(STAGES_MARK.length))) }),
+        });
       }
       load.push(loadavg()[0]);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const floor = summarize(samples.floor.map((s) => s.cpu)).median;
+  console.log(`load average (1 min) ${load.map((l) => l.toFixed(1)).join(" ")}`);
+  if (values.breakdown) {
+    for (const [kind, list] of Object.entries(samples)) {
+      console.log(`${kind}: CPU ms, median of ${list.length} processes`);
+      const names = [...new Set(list.flatMap((s) => Object.keys(s.stages)))];
+      for (const name of names)
+        console.log(
+          `  ${name.padEnd(28)} ${median(list.map((s) => s.stages[name] ?? 0))
+            .toFixed(0)
+            .padStart(6)}`,
+        );
+      console.log(
+        `  ${"total".padEnd(28)} ${median(list.map((s) => s.cpu))
+          .toFixed(0)
+          .padStart(6)}`,
+      );
+    }
+    return;
+  }
+  const floor = median(samples.floor.map((s) => s.cpu));
   const result = { model: values.model, runs, date: new Date().toISOString(), loadAverage: load, cases: {} };
   for (const [kind, list] of Object.entries(samples)) {
     const cpus = list.map((s) => s.cpu);
-    const cpu = { ...summarize(cpus), min: Math.min(...cpus), max: Math.max(...cpus) };
+    const cpu = summarize(cpus);
     const wall = summarize(list.map((s) => s.wall));
     result.cases[kind] = { cpu, wall, ratio: cpu.median / floor };
     console.log(
-      `${kind.padEnd(8)} cpu ${cpu.median.toFixed(0).padStart(5)} ms (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)})` +
+      `${kind.padEnd(13)} cpu ${cpu.median.toFixed(0).padStart(5)} ms (${cpu.min.toFixed(0)}–${cpu.max.toFixed(0)})` +
         `  wall ${wall.median.toFixed(0).padStart(5)} ms  ${(cpu.median / floor).toFixed(2)}× the floor`,
     );
   }
+  // An A/B or the indented text is not the published figure.
+  if (values.old !== undefined || values.pretty) return;
   writeFileSync(join(ROOT, "bench", "cli-floor.json"), `${JSON.stringify(result, null, 2)}\n`);
   console.log("wrote bench/cli-floor.json");
 }

@@ -8,6 +8,7 @@ import { formatJson } from "../iptables/print/json.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ClusterInput } from "../kube/types.js";
+import type { ClusterModel } from "../model/types.js";
 import { runGenerateNft } from "./generate-nft.js";
 import { readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
 import {
@@ -82,35 +83,14 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   if (!FORMATS.has(format))
     throw new UsageError(`--format ${showArgument(format)}: expected save, restore or json`);
   checkNodeOptions(values);
-  const read = await readClusterArgs(positionals, values);
-  if (read === null) return EXIT_INPUT;
-  const { input, file: named } = read;
-  const config = input.config;
-  const families = familiesOf(values.family, config);
-  let existingChains: string[] = [];
-  if (values.current !== undefined) {
-    // A dump holds one family's tables; its chain names say nothing about the other family.
-    if (families.length !== 1)
-      throw new UsageError("--current takes one family's dump: give --family IPv4 or IPv6");
-    const chains = currentNatChains(values.current, families[0] as IPFamily);
-    if (chains === null) return EXIT_INPUT;
-    existingChains = chains;
-  }
-  const options = { existingChains };
+  const built = await buildModels(positionals, values);
+  if (built === null) return EXIT_INPUT;
+  // The cluster's objects are out of reach from here: the generator's garbage is collected in a
+  // heap that holds the models, not the parsed file as well.
+  const { models, families } = built;
+  const options = { existingChains: built.existingChains };
   const outputs: string[] = [];
-  // With --family both, a problem outside the family-specific checks is found twice: print it once.
-  const printed = new Set<string>();
-  for (const family of families) {
-    const { services, endpointSlices } = input;
-    showProgress(`checking ${countOf(services)} Services and ${countOf(endpointSlices)} EndpointSlices`);
-    const prepared = prepareCluster(input, { family, strict: values.strict === true, origins: read.origins });
-    const fresh = prepared.problems.filter((p) => !printed.has(problemKey(p)));
-    for (const p of fresh) printed.add(problemKey(p));
-    writeClusterProblems(named, fresh, values);
-    if (prepared.model === null) return EXIT_INPUT;
-    const model = prepared.model;
-    if (values.family === undefined && config.ipFamily === undefined)
-      hintOtherFamily(model.servicePorts.length, input);
+  for (const { family, model } of models) {
     showProgress(`generating ${family} rules for ${formatCount(model.servicePorts.length)} service ports`);
     const body =
       format === "restore"
@@ -127,6 +107,54 @@ export async function runGenerate(argv: readonly string[]): Promise<number> {
   const json = format === "json" && families.length > 1;
   writeOut(json ? `[\n${outputs.map((o) => o.trimEnd()).join(",\n")}\n]\n` : outputs.join(""));
   return EXIT_OK;
+}
+
+/** What `generate` builds before it generates: each family's model, and the chains of `--current`. */
+interface BuiltModels {
+  readonly families: readonly IPFamily[];
+  readonly models: readonly { readonly family: IPFamily; readonly model: ClusterModel }[];
+  readonly existingChains: string[];
+}
+
+/**
+ * Reads the cluster (and `--current`), checks it and builds each family's model, printing the
+ * problems found; `null` when it cannot be used.
+ */
+async function buildModels(
+  positionals: readonly string[],
+  values: ReturnType<typeof parse>["values"],
+): Promise<BuiltModels | null> {
+  const read = await readClusterArgs(positionals, values);
+  if (read === null) return null;
+  const { input, file: named } = read;
+  const config = input.config;
+  const families = familiesOf(values.family, config);
+  let existingChains: string[] = [];
+  if (values.current !== undefined) {
+    // A dump holds one family's tables; its chain names say nothing about the other family.
+    if (families.length !== 1)
+      throw new UsageError("--current takes one family's dump: give --family IPv4 or IPv6");
+    const chains = currentNatChains(values.current, families[0] as IPFamily);
+    if (chains === null) return null;
+    existingChains = chains;
+  }
+  const models: { family: IPFamily; model: ClusterModel }[] = [];
+  // With --family both, a problem outside the family-specific checks is found twice: print it once.
+  const printed = new Set<string>();
+  for (const family of families) {
+    const { services, endpointSlices } = input;
+    showProgress(`checking ${countOf(services)} Services and ${countOf(endpointSlices)} EndpointSlices`);
+    const prepared = prepareCluster(input, { family, strict: values.strict === true, origins: read.origins });
+    const fresh = prepared.problems.filter((p) => !printed.has(problemKey(p)));
+    for (const p of fresh) printed.add(problemKey(p));
+    writeClusterProblems(named, fresh, values);
+    if (prepared.model === null) return null;
+    const model = prepared.model;
+    if (values.family === undefined && config.ipFamily === undefined)
+      hintOtherFamily(model.servicePorts.length, input);
+    models.push({ family, model });
+  }
+  return { families, models, existingChains };
 }
 
 /**

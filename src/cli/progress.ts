@@ -60,5 +60,8 @@ export function createProgress(target: ProgressTarget, enabled: boolean): Progre
  * formatCount(10000) // "10,000"
  */
 export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+  // By hand for whole numbers: the first toLocaleString loads ICU's locale data, ≈ 25-50 ms of
+  // CPU for one progress message of a run that prints no other localized text.
+  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }

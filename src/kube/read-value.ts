@@ -121,10 +121,21 @@ function readClusterFile(value: Readonly<Record<string, unknown>>, options: Read
     shape: "cluster",
     // With objects left out, the others' indexes moved: each names where it was.
     origins:
-      skipped.length === 0 ? NO_ORIGINS : { services: svc?.paths ?? [], endpointSlices: eps?.paths ?? [] },
+      skipped.length === 0
+        ? NO_ORIGINS
+        : { services: pathsOf(svc, "services"), endpointSlices: pathsOf(eps, "endpointSlices") },
     problems: note === undefined ? [] : [note],
     skipped,
   };
+}
+
+/** Where each kept object of one list was (readClusterObjects leaves them out when none moved). */
+function pathsOf(
+  read: { objects: unknown[]; paths: string[] | undefined } | undefined,
+  key: string,
+): string[] {
+  if (read === undefined) return [];
+  return read.paths ?? read.objects.map((_, i) => `${key}[${i}]`);
 }
 
 /** The result for text that cannot be read at all, with the line and column when known. */

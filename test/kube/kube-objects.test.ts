@@ -160,6 +160,17 @@ describe("a cluster file's kinds", () => {
     expect(modelEndpoints(input, read.origins)).toEqual(["default/web:http -> 10.244.0.6:8080 ready"]);
   });
 
+  test("with objects skipped in one list only, both lists name where their objects were", () => {
+    const read = readClusterValue({
+      services: [service("web"), { kind: "Pod" }, service("api")],
+      endpointSlices: [slice("web", "10.244.0.6"), slice("api", "10.244.0.7")],
+    });
+    expect(read.origins.services).toEqual(["services[0]", "services[2]"]);
+    expect(read.origins.endpointSlices).toEqual(["endpointSlices[0]", "endpointSlices[1]"]);
+    // Nothing skipped: the objects are where they were, and no paths are kept for them.
+    expect(readClusterValue({ services: [service("web")] }).origins.services).toEqual([]);
+  });
+
   test("objects of the right kind, or without one, are kept; a file without objects is as it was", () => {
     const value = { services: [{ kind: "Service", metadata: { name: "a", namespace: "x" }, spec: {} }] };
     const read = readClusterValue(value);
