@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import base32Encode from "base32-encode";
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
 import { detectFeatures, libraryPath, readClusterInput } from "./load.mjs";
+import { minimalWriterRefusal, writeMinimalRestoreText } from "./minimal-writer.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
 export const MODELS = [
@@ -303,6 +304,29 @@ const OPS = {
     setup: (lib, input) => {
       const model = modelOf(lib, input);
       return { prepare: () => model, run: (m) => lib.generateRestoreText(m), describe: textResult };
+    },
+  },
+  "minimal-writer": {
+    label:
+      "the yardstick: bench/minimal-writer.mjs, a loop that writes the same restore text for this model shape (js-sha256 + base32-encode, nothing of ours)",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      // Checked here, untimed (every port and endpoint): the timed loop assumes, as the library does not.
+      const refusal = minimalWriterRefusal(model);
+      if (refusal !== null) throw new Error(`minimal writer: ${refusal}`);
+      return { prepare: () => model, run: (m) => writeMinimalRestoreText(m), describe: textResult };
+    },
+  },
+  "save-state": {
+    label: "model → state → save text (formatSave(generateState)), the design's own path",
+    needs: "save",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return {
+        prepare: () => model,
+        run: (m) => lib.formatSave(lib.generateState(m)),
+        describe: textResult,
+      };
     },
   },
   "restore-ir": {
