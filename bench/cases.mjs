@@ -194,7 +194,7 @@ function cliCase(input, format, key) {
  * The CLI's `main(argv)` in this process with stdout caught; `prepare` (untimed) writes the
  * files and loads the CLI module. Returns what it printed.
  */
-function cliRun(files, argvOf, key) {
+function cliRun(files, argvOf, key, exitCode = 0) {
   const cliPath = join(dirname(libraryPath()), "cli.js");
   let main;
   return {
@@ -211,8 +211,9 @@ function cliRun(files, argvOf, key) {
       const chunks = [];
       process.stdout.write = (chunk) => chunks.push(chunk) > 0;
       try {
+        // `diff` exits as diff(1) does: 1 when it found differences, which the changed cases expect.
         const code = await main(argv);
-        if (code !== 0) throw new Error(`kube-iptables ${argv[0]} exited ${code}`);
+        if (code !== exitCode) throw new Error(`kube-iptables ${argv[0]} exited ${code}, not ${exitCode}`);
       } finally {
         process.stdout.write = write;
       }
@@ -258,6 +259,7 @@ const OPS = {
         },
         (p) => ["diff", p["node.save"], p["changed.json"], "--format", "restore"],
         key,
+        1,
       ),
       describe: textResult,
     }),
@@ -273,6 +275,7 @@ const OPS = {
         },
         (p) => ["diff", p["cluster.json"], p["changed.json"], "--format", "restore"],
         key,
+        1,
       ),
       describe: textResult,
     }),

@@ -376,7 +376,10 @@ export function renderReport(results) {
   const rerun = results.rerun ?? [];
   const took = results.seconds === undefined ? "" : ` It took ${(results.seconds / 60).toFixed(0)} min.`;
   const quick = results.settings.quick ? " --quick" : "";
-  if (scope === "full") out.push(`- **Run:** the full suite (\`npm run bench\`${quick}).${took}`);
+  if (scope === "full")
+    out.push(
+      `- **Run:** the full suite (${results.settings.quick ? "`node bench/run.mjs --quick`: fewer samples, for timing the suite" : "`npm run bench`"}).${took}`,
+    );
   else {
     const how = scope === "issue21" ? "--issue21" : scope === "resume" ? "--resume" : `--${scope}`;
     out.push(
@@ -401,7 +404,7 @@ export function renderReport(results) {
   );
   const st = results.settings;
   out.push(
-    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.quick ? " — quick mode" : ""}.`,
+    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.hugeColdRuns === undefined ? "" : `; 50k models ${st.hugeColdRuns} cold (the 50k CLI cases at least 1 warm)`}${st.alternationRounds === undefined ? "" : `; alternations ${st.alternationRounds} rounds (${st.hugeAlternationRounds} with a 50k model)`}${st.quick ? " — quick mode" : ""}.`,
   );
   out.push("");
   out.push(
