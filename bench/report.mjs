@@ -404,7 +404,7 @@ export function renderReport(results) {
   );
   const st = results.settings;
   out.push(
-    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.hugeColdRuns === undefined ? "" : `; 50k models ${st.hugeColdRuns} cold (the 50k CLI cases at least 1 warm)`}${st.alternationRounds === undefined ? "" : `; alternations ${st.alternationRounds} rounds (${st.hugeAlternationRounds} with a 50k model)`}${st.quick ? " — quick mode" : ""}.`,
+    `- **Runs per case${scope === "full" ? "" : " (in this run)"}:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.hugeColdRuns === undefined ? "" : `; 50k models ${st.hugeColdRuns} cold (the 50k CLI cases at least 1 warm)`}${st.alternationRounds === undefined ? "" : `; alternations ${st.alternationRounds} rounds (${st.hugeAlternationRounds} with a 50k model)`}${st.quick ? " — quick mode" : ""}.`,
   );
   out.push("");
   out.push(
@@ -552,6 +552,7 @@ export function renderReport(results) {
       int(kp.bytes ?? undefined),
       int(c.output.bytes),
       kp.rules === undefined ? "–" : `${int(kp.rules)} / ${int(c.output.rules)}`,
+      ...(mixed ? [measuredIn(results, c)] : []),
     ]);
   out.push(
     table(
@@ -566,6 +567,7 @@ export function renderReport(results) {
         "kube-proxy bytes",
         "our bytes",
         "rules (kp / ours)",
+        ...(mixed ? ["measured in"] : []),
       ],
       side,
     ),
