@@ -363,7 +363,13 @@ export function renderReport(results) {
     ...results.cases.filter((c) => c.skip !== undefined),
     ...caseIds()
       .filter((id) => !seen.has(id))
-      .map((id) => ({ ...caseInfo(id), skip: "not run yet (the suite was stopped first)" })),
+      .map((id) => ({
+        ...caseInfo(id),
+        skip:
+          results.complete === false && (results.scope ?? "full") === "full"
+            ? "not run yet (the suite was stopped first)"
+            : "not run (no run kept in results.json measured it)",
+      })),
   ];
   const out = [];
   out.push("# Benchmark results");
