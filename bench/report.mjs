@@ -213,7 +213,7 @@ function issue21Targets(results) {
     ]) {
       const [w, u] = ["wall", "cpu"].map((m) => c[kind][m].median / c.floor[m].median);
       rows.push([
-        `CLI ${what} of 10k×10, a fresh process, ≤ ${limit} × read + JSON.parse alone (medians of ${runs}, in turn)`,
+        `CLI ${what} of 10k×10, a fresh process, ≤ ${limit.toFixed(1)} × read + JSON.parse alone (medians of ${runs}, in turn)`,
         times(w),
         verdict(w, limit),
         times(u),
