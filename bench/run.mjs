@@ -227,7 +227,7 @@ function save(complete) {
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(BENCH_DIR, "scaling.svg"), drawPlot(results));
   writeReport(results);
-  tidy(["bench/results.json", "bench/RESULTS.md"]);
+  tidy(["bench/results.json", "bench/RESULTS.md", "bench/cli-floor.json"]);
 }
 
 for (const id of runOrder()) {
