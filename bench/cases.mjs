@@ -1,12 +1,13 @@
 // Every benchmark case: what it prepares (untimed) and what it runs (timed). A case whose
 // feature the build does not export yet is listed with `skip` saying why.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import base32Encode from "base32-encode";
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
 import { detectFeatures, libraryPath, readClusterInput } from "./load.mjs";
+import { minimalWriterRefusal, writeMinimalRestoreText } from "./minimal-writer.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
 export const MODELS = [
@@ -134,13 +135,38 @@ function hashInputs(lib, model) {
 }
 
 /**
+ * A file the CLI cases read, written once: under BENCH_FILES_DIR (run.mjs sets it per run, for
+ * one build, and removes it at the end) every fresh process of a case reuses it, which spares
+ * the 50k cases a formatSave of 160 MB per process; without it, a directory of this process's
+ * own, removed when it exits.
+ */
+function inputFile(name, make) {
+  let dir = process.env.BENCH_FILES_DIR;
+  if (dir === undefined) {
+    ownFiles ??= mkdtempSync(join(tmpdir(), "kube-iptables-bench-cli-"));
+    dir = ownFiles;
+  }
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  if (!existsSync(path)) {
+    // Written aside and renamed: a process killed halfway leaves no truncated file behind.
+    writeFileSync(`${path}.${process.pid}`, make());
+    renameSync(`${path}.${process.pid}`, path);
+  }
+  return path;
+}
+let ownFiles;
+process.on("exit", () => {
+  if (ownFiles !== undefined) rmSync(ownFiles, { recursive: true, force: true });
+});
+
+/**
  * The CLI's whole `generate` on a cluster file, in this process (no node start-up): reading and
  * decoding the file, JSON parsing, validation, model, generation, and writing to a sink in place
  * of stdout. The file is written and the CLI module loaded before the clock starts.
  */
-function cliCase(input, format) {
-  const file = join(mkdtempSync(join(tmpdir(), "kube-iptables-bench-cli-")), "cluster.json");
-  writeFileSync(file, JSON.stringify(input));
+function cliCase(input, format, key) {
+  const file = inputFile(`${key}-cluster.json`, () => JSON.stringify(input));
   const cliPath = join(dirname(libraryPath()), "cli.js");
   let main;
   return {
@@ -168,8 +194,7 @@ function cliCase(input, format) {
  * The CLI's `main(argv)` in this process with stdout caught; `prepare` (untimed) writes the
  * files and loads the CLI module. Returns what it printed.
  */
-function cliRun(files, argvOf) {
-  const dir = mkdtempSync(join(tmpdir(), "kube-iptables-bench-cli-"));
+function cliRun(files, argvOf, key, exitCode = 0) {
   const cliPath = join(dirname(libraryPath()), "cli.js");
   let main;
   return {
@@ -177,8 +202,7 @@ function cliRun(files, argvOf) {
       ({ main } = await import(pathToFileURL(cliPath).href));
       const paths = {};
       for (const [name, make] of Object.entries(files)) {
-        paths[name] = join(dir, name);
-        writeFileSync(paths[name], make());
+        paths[name] = inputFile(`${key}-${name}`, make);
       }
       return argvOf(paths);
     },
@@ -187,8 +211,9 @@ function cliRun(files, argvOf) {
       const chunks = [];
       process.stdout.write = (chunk) => chunks.push(chunk) > 0;
       try {
+        // `diff` exits as diff(1) does: 1 when it found differences, which the changed cases expect.
         const code = await main(argv);
-        if (code !== 0) throw new Error(`kube-iptables ${argv[0]} exited ${code}`);
+        if (code !== exitCode) throw new Error(`kube-iptables ${argv[0]} exited ${code}, not ${exitCode}`);
       } finally {
         process.stdout.write = write;
       }
@@ -214,10 +239,11 @@ const OPS = {
   "cli-diff": {
     label: "the CLI end to end: `diff DUMP CLUSTER` (the node's own dump: no changes; in-process)",
     needs: "parse",
-    setup: (lib, input) => ({
+    setup: (lib, input, key) => ({
       ...cliRun(
         { "node.save": () => nodeDump(lib, input), "cluster.json": () => JSON.stringify(input) },
         (p) => ["diff", p["node.save"], p["cluster.json"]],
+        key,
       ),
       describe: (out) => ({ bytes: Buffer.byteLength(out) }),
     }),
@@ -225,13 +251,15 @@ const OPS = {
   "cli-diff-changed": {
     label: "the CLI end to end: `diff DUMP CLUSTER --format restore`, one endpoint moved (in-process)",
     needs: "parse",
-    setup: (lib, input) => ({
+    setup: (lib, input, key) => ({
       ...cliRun(
         {
           "node.save": () => nodeDump(lib, input),
-          "cluster.json": () => JSON.stringify(changeOneEndpoint(input)),
+          "changed.json": () => JSON.stringify(changeOneEndpoint(input)),
         },
-        (p) => ["diff", p["node.save"], p["cluster.json"], "--format", "restore"],
+        (p) => ["diff", p["node.save"], p["changed.json"], "--format", "restore"],
+        key,
+        1,
       ),
       describe: textResult,
     }),
@@ -239,13 +267,15 @@ const OPS = {
   "diff-delta": {
     label: "the CLI's `diff A B --format restore` of two cluster files, one endpoint moved (in-process)",
     needs: "parse",
-    setup: (_lib, input) => ({
+    setup: (_lib, input, key) => ({
       ...cliRun(
         {
-          "a.json": () => JSON.stringify(input),
-          "b.json": () => JSON.stringify(changeOneEndpoint(input)),
+          "cluster.json": () => JSON.stringify(input),
+          "changed.json": () => JSON.stringify(changeOneEndpoint(input)),
         },
-        (p) => ["diff", p["a.json"], p["b.json"], "--format", "restore"],
+        (p) => ["diff", p["cluster.json"], p["changed.json"], "--format", "restore"],
+        key,
+        1,
       ),
       describe: textResult,
     }),
@@ -253,21 +283,25 @@ const OPS = {
   "cli-trace": {
     label: "the CLI end to end: `trace DUMP` of one packet to the last Service (in-process)",
     needs: "trace",
-    setup: (lib, input) => {
+    setup: (lib, input, key) => {
       const last = lastServicePort(lib, input);
       const nodeIPs = input.config.nodeIPs ?? [];
       return {
-        ...cliRun({ "node.save": () => nodeDump(lib, input) }, (p) => [
-          "trace",
-          p["node.save"],
-          "--src",
-          "10.64.0.5",
-          "--dst",
-          `${last.clusterIP}:${last.port}`,
-          "--proto",
-          last.protocol.toLowerCase(),
-          ...nodeIPs.flatMap((ip) => ["--node-ip", ip]),
-        ]),
+        ...cliRun(
+          { "node.save": () => nodeDump(lib, input) },
+          (p) => [
+            "trace",
+            p["node.save"],
+            "--src",
+            "10.64.0.5",
+            "--dst",
+            `${last.clusterIP}:${last.port}`,
+            "--proto",
+            last.protocol.toLowerCase(),
+            ...nodeIPs.flatMap((ip) => ["--node-ip", ip]),
+          ],
+          key,
+        ),
         describe: (out) => ({ bytes: Buffer.byteLength(out) }),
       };
     },
@@ -303,6 +337,29 @@ const OPS = {
     setup: (lib, input) => {
       const model = modelOf(lib, input);
       return { prepare: () => model, run: (m) => lib.generateRestoreText(m), describe: textResult };
+    },
+  },
+  "minimal-writer": {
+    label:
+      "the yardstick: bench/minimal-writer.mjs, a loop that writes the same restore text for this model shape (js-sha256 + base32-encode, nothing of ours)",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      // Checked here, untimed (every port and endpoint): the timed loop assumes, as the library does not.
+      const refusal = minimalWriterRefusal(model);
+      if (refusal !== null) throw new Error(`minimal writer: ${refusal}`);
+      return { prepare: () => model, run: (m) => writeMinimalRestoreText(m), describe: textResult };
+    },
+  },
+  "save-state": {
+    label: "model → state → save text (formatSave(generateState)), the design's own path",
+    needs: "save",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      return {
+        prepare: () => model,
+        run: (m) => lib.formatSave(lib.generateState(m)),
+        describe: textResult,
+      };
     },
   },
   "restore-ir": {
@@ -459,11 +516,11 @@ const OPS = {
   },
   cli: {
     label: "the CLI end to end: `generate FILE --format restore` (in-process, no node start-up)",
-    setup: (_lib, input) => cliCase(input, "restore"),
+    setup: (_lib, input, key) => cliCase(input, "restore", key),
   },
   "cli-save": {
     label: "the CLI end to end: `generate FILE` (save text, the default; in-process)",
-    setup: (_lib, input) => cliCase(input, "save"),
+    setup: (_lib, input, key) => cliCase(input, "save", key),
   },
   trace: {
     label: "trace one packet (first trace compiles the state)",
@@ -500,6 +557,7 @@ export function caseIds() {
   for (const m of MODELS)
     for (const op of ["restore", "resync", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
   for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
+  ids.push(`minimal-writer:${TEN_K}`, `save-state:${TEN_K}`);
   ids.push(`restore-ir:${TEN_K}`, `resync-same:${TEN_K}`);
   for (const m of ["bench-clusterip-10000", "bench-clusterip-1000x100", "bench-mixed-10000"])
     ids.push(`hash-floor:${m}`);
@@ -512,6 +570,76 @@ export function caseIds() {
   ids.push(`nftables:${TEN_K}`);
   return ids;
 }
+
+const FIFTY_K = "bench-clusterip-50000";
+const CLUSTERIP_SIZES = ["bench-clusterip-1000", "bench-clusterip-5000", TEN_K, FIFTY_K];
+
+/**
+ * The cases `run.mjs --issue21` runs: those the issue-21 targets read, and the ClusterIP scaling
+ * series the plot draws (restore, resync and one-endpoint update at 1k–50k). The 10k→50k CLI
+ * ratios come from the alternations below, not from cases.
+ */
+export function issue21CaseIds() {
+  const ids = [];
+  for (const op of ["restore", "resync", "update-endpoint"])
+    for (const m of CLUSTERIP_SIZES) ids.push(`${op}:${m}`);
+  for (const op of [
+    "minimal-writer",
+    "save",
+    "save-state",
+    "cli",
+    "cli-save",
+    "cli-diff",
+    "cli-trace",
+    "diff-delta",
+  ])
+    ids.push(`${op}:${TEN_K}`);
+  return ids;
+}
+
+/**
+ * Pairs of cases run alternately in fresh processes (a, b, then b, a, …), so that a shared
+ * machine's drift falls on both alike; the per-round quotient a/b is what the targets read.
+ * `same`: both must print the same bytes (their SHA-256 is compared on every round).
+ * `exponent`: the quotient is a scaling exponent over this size factor, log(a/b) / log(factor).
+ */
+export const ALTERNATIONS = [
+  {
+    id: "ab:yardstick",
+    what: "cold `generateRestoreText` 10k ÷ the minimal writer (bench/minimal-writer.mjs) cold",
+    a: `restore:${TEN_K}`,
+    b: `minimal-writer:${TEN_K}`,
+    same: true,
+  },
+  {
+    id: "ab:save-paths",
+    what: "cold `formatSave(generateState(m))` 10k ÷ `generateSaveText(m)` cold",
+    a: `save-state:${TEN_K}`,
+    b: `save:${TEN_K}`,
+    same: true,
+  },
+  {
+    id: "ab:restore-scaling",
+    what: "cold `generateRestoreText` 50k ÷ 10k",
+    a: `restore:${FIFTY_K}`,
+    b: `restore:${TEN_K}`,
+    exponent: 5,
+  },
+  {
+    id: "ab:diff-scaling",
+    what: "`diff DUMP CLUSTER` 50k ÷ 10k, cold",
+    a: `cli-diff:${FIFTY_K}`,
+    b: `cli-diff:${TEN_K}`,
+    exponent: 5,
+  },
+  {
+    id: "ab:trace-scaling",
+    what: "`trace DUMP` 50k ÷ 10k, cold",
+    a: `cli-trace:${FIFTY_K}`,
+    b: `cli-trace:${TEN_K}`,
+    exponent: 5,
+  },
+];
 
 /**
  * The order to run cases in: what the issue's targets need first, the slow save and 50k cases
@@ -572,5 +700,6 @@ export function skipReason(lib, id) {
 /** Loads the input and sets a case up: `{ prepare(), run(state), describe(output) }`. */
 export function setupCase(lib, id) {
   const { op, model } = caseInfo(id);
-  return OPS[op].setup(lib, readClusterInput(model));
+  // The model's name keys the input files the CLI cases write (see inputFile).
+  return OPS[op].setup(lib, readClusterInput(model), model);
 }

@@ -27,6 +27,46 @@ function find(results, op, model) {
   return results.cases.find((c) => c.op === op && c.model === model && c.skip === undefined);
 }
 
+/** `commit, date` of a run (a `+` on the commit: uncommitted changes under src/ were measured). */
+const runLabel = (run) =>
+  run === undefined || run === null
+    ? "an earlier run"
+    : `${run.commit}${run.dirty ? "+" : ""}, ${run.date.slice(0, 16).replace("T", " ")} UTC`;
+
+/**
+ * "this run", or the run that measured the oldest of these results (cases, alternations…). An
+ * entry without a run is as old as the results file (written before entries carried one).
+ */
+function measuredIn(results, ...entries) {
+  const older = entries
+    .map((e) => e?.run)
+    .filter((r) => r !== undefined && r !== null && r.date !== results.date)
+    .sort((a, b) => (a.date < b.date ? -1 : 1));
+  return older.length > 0 ? `**${runLabel(older[0])}**` : "this run";
+}
+
+const medianOf = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 === 1 ? a[m] : (a[m - 1] + a[m]) / 2;
+};
+
+/** An alternation's result: the median of its per-round quotients a/b, wall and CPU (or exponents). */
+function alternation(results, id) {
+  // Results from before the alternations kept the 10k/50k restore pairs alone.
+  const pairs =
+    results.alternations === undefined && results.pairs !== undefined && id === "ab:restore-scaling"
+      ? { id, exponent: 5, runs: results.pairs.runs.map((r) => ({ a: r.fifty, b: r.ten })) }
+      : undefined;
+  const alt = pairs ?? results.alternations?.find((a) => a.id === id && a.skip === undefined);
+  if (alt === undefined) return undefined;
+  const of = (kind) => {
+    const q = medianOf(alt.runs.map((r) => r.a[kind] / r.b[kind]));
+    return alt.exponent === undefined ? q : Math.log(q) / Math.log(alt.exponent);
+  };
+  return { alt, wall: of("wall"), cpu: of("cpu"), rounds: alt.runs.length };
+}
+
 /**
  * Each target of issue 7: what it asks, what we measured, whether it holds. Timing targets are
  * judged twice, on wall time (what the issue means) and on CPU time (what survives a shared
@@ -35,15 +75,22 @@ function find(results, op, model) {
 function targets(results) {
   const rows = [];
   const verdict = (v, limit) => (v <= limit ? "yes" : "**no**");
-  const timed = (what, c, mode, limit, scale = (v) => v, show = ms) => {
-    if (c === undefined) return rows.push([what, "not measured", "–", "–", "–"]);
+  const timed = (what, c, mode, limit, scale = (v) => v, show = ms, also = []) => {
+    if (c === undefined) return rows.push([what, "not run", "–", "–", "–", "–"]);
     const w = scale(c[mode].wall.median, "wall");
     const u = scale(c[mode].cpu.median, "cpu");
-    rows.push([what, show(w), verdict(w, limit), show(u), verdict(u, limit)]);
+    rows.push([
+      what,
+      show(w),
+      verdict(w, limit),
+      show(u),
+      verdict(u, limit),
+      measuredIn(results, c, ...also),
+    ]);
   };
   const plain = (what, c, value, limit, show) => {
-    if (c === undefined) return rows.push([what, "not measured", "–", "", ""]);
-    rows.push([what, show(value(c)), verdict(value(c), limit), "", ""]);
+    if (c === undefined) return rows.push([what, "not run", "–", "", "", "–"]);
+    rows.push([what, show(value(c)), verdict(value(c), limit), "", "", measuredIn(results, c)]);
   };
   const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
   const times = (r) => `${r.toFixed(2)}×`;
@@ -67,6 +114,7 @@ function targets(results) {
       5.5,
       (v, kind) => v / tenK[mode][kind].median,
       times,
+      [tenK],
     );
   }
   // The same ratio for the issue's warm: the generator reused, at both sizes.
@@ -79,38 +127,21 @@ function targets(results) {
       5.5,
       (v, kind) => v / tenKResync.warm[kind].median,
       times,
+      [tenKResync],
     );
   }
-  if (results.pairs !== undefined) {
-    // Each 50k cold run right after a 10k one: the median of the per-pair ratios.
-    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-    const of = (kind) => median(results.pairs.runs.map((r) => r.fifty[kind] / r.ten[kind]));
-    const [w, u] = [of("wall"), of("cpu")];
+  const pairs = alternation(results, "ab:restore-scaling");
+  if (pairs !== undefined) {
+    // Each 50k cold run beside a 10k one: the median of the per-round ratios (5^exponent).
+    const [w, u] = [5 ** pairs.wall, 5 ** pairs.cpu];
     rows.push([
-      `50k×10 cold ≤ 5.5 × our 10k cold, in back-to-back pairs (median of ${results.pairs.runs.length})`,
+      `50k×10 cold ≤ 5.5 × our 10k cold, in back-to-back pairs (median of ${pairs.rounds})`,
       times(w),
       verdict(w, 5.5),
       times(u),
       verdict(u, 5.5),
+      measuredIn(results, pairs.alt),
     ]);
-  }
-  if (results.cliFloor !== undefined) {
-    // bench/cli-floor.mjs: fresh CLI processes and, in turn with them, a process that only reads
-    // and JSON.parses the same file; medians of each, start-up included.
-    const { cases: c, runs } = results.cliFloor;
-    for (const [kind, what, limit] of [
-      ["restore", "`generate --format restore`", 3.0],
-      ["save", "`generate` (save text)", 3.5],
-    ]) {
-      const [w, u] = ["wall", "cpu"].map((m) => c[kind][m].median / c.floor[m].median);
-      rows.push([
-        `CLI ${what} of 10k×10, a fresh process, ≤ ${limit} × read + JSON.parse alone (median of ${runs})`,
-        times(w),
-        verdict(w, limit),
-        times(u),
-        verdict(u, limit),
-      ]);
-    }
   }
   plain("50k×10 peak heap growth < 1 GB", fiftyK, (c) => c.heap.peakGrowth, 1e9, mb);
   for (const [model, kp] of [
@@ -157,6 +188,165 @@ function targets(results) {
   return rows;
 }
 
+/**
+ * The targets of issue 21 ("Speed that users feel"), each computed from this results object:
+ * rows are [target, wall, met, CPU, met, measured in]; a target whose data no run measured says
+ * "not run".
+ */
+function issue21Targets(results) {
+  const rows = [];
+  const verdict = (v, limit) => (v <= limit ? "yes" : "**no**");
+  const times = (r) => `${r.toFixed(2)}×`;
+  const notRun = (what) => rows.push([what, "not run", "–", "–", "–", "–"]);
+  const TEN_K = "bench-clusterip-10000";
+
+  if (results.cliFloor === undefined) {
+    notRun("CLI `generate --format restore` of 10k×10, a fresh process, ≤ 3.0 × read + JSON.parse alone");
+    notRun("CLI `generate` (save text) of 10k×10, a fresh process, ≤ 3.5 × read + JSON.parse alone");
+  } else {
+    // bench/cli-floor.mjs: fresh CLI processes and, in turn with them, a process that only reads
+    // and JSON.parses the same file; medians of each, start-up included.
+    const { cases: c, runs } = results.cliFloor;
+    for (const [kind, what, limit] of [
+      ["restore", "`generate --format restore`", 3.0],
+      ["save", "`generate` (save text)", 3.5],
+    ]) {
+      const [w, u] = ["wall", "cpu"].map((m) => c[kind][m].median / c.floor[m].median);
+      rows.push([
+        `CLI ${what} of 10k×10, a fresh process, ≤ ${limit.toFixed(1)} × read + JSON.parse alone (medians of ${runs}, in turn)`,
+        times(w),
+        verdict(w, limit),
+        times(u),
+        verdict(u, limit),
+        measuredIn(results, results.cliFloor),
+      ]);
+    }
+  }
+  const ratioRow = (id, what, limit, show = times) => {
+    const a = alternation(results, id);
+    if (a === undefined) return notRun(what);
+    rows.push([
+      `${what} (median of ${a.rounds} rounds)`,
+      show(a.wall),
+      verdict(a.wall, limit),
+      show(a.cpu),
+      verdict(a.cpu, limit),
+      measuredIn(results, a.alt),
+    ]);
+  };
+  ratioRow(
+    "ab:yardstick",
+    "library: cold `generateRestoreText` 10k ≤ 1.15 × the minimal writer cold (bench/minimal-writer.mjs), alternately",
+    1.15,
+  );
+  const timedRow = (what, c, mode, limit) => {
+    if (c === undefined) return notRun(what);
+    const [w, u] = [c[mode].wall.median, c[mode].cpu.median];
+    rows.push([what, ms(w), verdict(w, limit), ms(u), verdict(u, limit), measuredIn(results, c)]);
+  };
+  timedRow("warm resync (reused generator) of 10k×10 ≤ 80 ms", find(results, "resync", TEN_K), "warm", 80);
+  const inc = find(results, "update-endpoint", TEN_K);
+  timedRow("one endpoint changed (10k), warm ≤ 1 ms", inc, "warm", 1);
+  if (inc === undefined) notRun("one endpoint changed (10k), delta ≤ 550 B");
+  else
+    rows.push([
+      "one endpoint changed (10k), delta ≤ 550 B",
+      `${int(inc.output.bytes)} B`,
+      verdict(inc.output.bytes, 550),
+      "",
+      "",
+      measuredIn(results, inc),
+    ]);
+  timedRow(
+    "`diff DUMP CLUSTER` of a 10k node, cold (in-process: no node start-up) ≤ 2 s CPU",
+    find(results, "cli-diff", TEN_K),
+    "cold",
+    2000,
+  );
+  timedRow(
+    "`trace DUMP` of a 10k node, one packet, cold (in-process) ≤ 2 s CPU",
+    find(results, "cli-trace", TEN_K),
+    "cold",
+    2000,
+  );
+  const exponent = (x) => x.toFixed(2);
+  ratioRow(
+    "ab:diff-scaling",
+    "`diff DUMP CLUSTER` scaling exponent 10k → 50k ≤ 1.05, cold, alternately",
+    1.05,
+    exponent,
+  );
+  ratioRow(
+    "ab:trace-scaling",
+    "`trace DUMP` scaling exponent 10k → 50k ≤ 1.05, cold, alternately",
+    1.05,
+    exponent,
+  );
+  ratioRow(
+    "ab:restore-scaling",
+    "`generateRestoreText` scaling exponent 10k → 50k ≤ 1.05 (nothing quadratic), cold, alternately",
+    1.05,
+    exponent,
+  );
+  const delta = find(results, "diff-delta", TEN_K);
+  if (delta === undefined || inc === undefined)
+    notRun(
+      "`diff A B --format restore` of two 10k cluster files, one endpoint changed: delta ≤ createSync's",
+    );
+  else
+    rows.push([
+      "`diff A B --format restore` of two 10k cluster files, one endpoint changed: delta ≤ createSync's",
+      `${int(delta.output.bytes)} B vs ${int(inc.output.bytes)} B`,
+      verdict(delta.output.bytes, inc.output.bytes),
+      "",
+      "",
+      measuredIn(results, delta, inc),
+    ]);
+  ratioRow(
+    "ab:save-paths",
+    "`formatSave(generateState(m))` ≤ 1.5 × `generateSaveText(m)`, 10k, cold, alternately",
+    1.5,
+  );
+  const state = find(results, "save-state", TEN_K);
+  const text = find(results, "save", TEN_K);
+  if (state === undefined || text === undefined)
+    notRun("`formatSave(generateState(m))` ≤ 1.5 × `generateSaveText(m)`, 10k, warm medians");
+  else {
+    const [w, u] = ["wall", "cpu"].map((k) => state.warm[k].median / text.warm[k].median);
+    rows.push([
+      "`formatSave(generateState(m))` ≤ 1.5 × `generateSaveText(m)`, 10k, warm medians (each in its own process)",
+      times(w),
+      verdict(w, 1.5),
+      times(u),
+      verdict(u, 1.5),
+      measuredIn(results, state, text),
+    ]);
+  }
+  return rows;
+}
+
+/** Every alternation: both medians, and the median, min and max of the per-round quotients. */
+function alternationRows(results) {
+  return (results.alternations ?? []).map((alt) => {
+    if (alt.skip !== undefined)
+      return [alt.what, `not run: ${alt.skip}`, "", "", "", "", measuredIn(results, alt)];
+    const q = alt.runs.map((r) => r.a.cpu / r.b.cpu);
+    const show = (v) =>
+      alt.exponent === undefined
+        ? `${v.toFixed(2)}×`
+        : `${v.toFixed(2)}× (exp. ${(Math.log(v) / Math.log(alt.exponent)).toFixed(2)})`;
+    return [
+      alt.what,
+      `\`${alt.a}\` ÷ \`${alt.b}\``,
+      ms(medianOf(alt.runs.map((r) => r.a.cpu))),
+      ms(medianOf(alt.runs.map((r) => r.b.cpu))),
+      `${show(medianOf(q))}, ${show(Math.min(...q))} – ${show(Math.max(...q))}`,
+      String(alt.runs.length),
+      measuredIn(results, alt),
+    ];
+  });
+}
+
 function table(head, rows) {
   const line = (cells) => `| ${cells.join(" | ")} |`;
   return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
@@ -166,29 +356,53 @@ function table(head, rows) {
 export function renderReport(results) {
   const m = results.machine;
   const measured = results.cases.filter((c) => c.skip === undefined);
+  // A partial run: say which run measured each row of the big table.
+  const mixed = measured.some((c) => c.run?.date !== results.date);
   const seen = new Set(results.cases.map((c) => c.id));
   const skipped = [
     ...results.cases.filter((c) => c.skip !== undefined),
     ...caseIds()
       .filter((id) => !seen.has(id))
-      .map((id) => ({ ...caseInfo(id), skip: "not run yet (the suite was stopped first)" })),
+      .map((id) => ({
+        ...caseInfo(id),
+        skip:
+          results.complete === false && (results.scope ?? "full") === "full"
+            ? "not run yet (the suite was stopped first)"
+            : "not run (no run kept in results.json measured it)",
+      })),
   ];
   const out = [];
   out.push("# Benchmark results");
   out.push("");
   out.push(
-    "Generated by `npm run bench` (bench/run.mjs → bench/report.mjs); do not edit by hand. Raw data: `bench/results.json`.",
+    "Generated by `npm run bench` (bench/run.mjs → bench/report.mjs); do not edit by hand. Raw data: `bench/results.json`. How to run it: bench/README.md.",
   );
   out.push("");
+  const scope = results.scope ?? "full";
+  const rerun = results.rerun ?? [];
+  const took = results.seconds === undefined ? "" : ` It took ${(results.seconds / 60).toFixed(0)} min.`;
+  const quick = results.settings.quick ? " --quick" : "";
+  if (scope === "full")
+    out.push(
+      `- **Run:** the full suite (${results.settings.quick ? "`node bench/run.mjs --quick`: fewer samples, for timing the suite" : "`npm run bench`"}).${took}`,
+    );
+  else {
+    const how = scope === "issue21" ? "--issue21" : scope === "resume" ? "--resume" : `--${scope}`;
+    out.push(
+      `- **Run:** a partial run (\`${how}${quick}\`) that measured ${rerun.length} entries: ${rerun.map((id) => `\`${id}\``).join(", ")}.${took} ` +
+        "Every other row comes from an earlier run, and the tables mark it with that run's commit and date (in bold).",
+    );
+  }
   out.push(`- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}`);
   out.push(`- **Node:** ${m.node}`);
   if (results.complete === false)
     out.push(
       "- **Incomplete run:** the suite was stopped before every case ran; the missing ones are listed under *Not measured*.",
     );
-  out.push(`- **Date:** ${results.date}`);
+  const ofThisRun = scope === "full" ? "" : " (of this run)";
+  out.push(`- **Date:** ${results.date}${ofThisRun}`);
   out.push(
-    `- **Commit:** ${results.commit}${results.dirty ? " plus uncommitted changes under src/ (the working tree was measured)" : ""}`,
+    `- **Commit:** ${results.commit}${results.dirty ? " plus uncommitted changes under src/ (the working tree was measured)" : ""}${ofThisRun}`,
   );
   out.push(
     `- **Load average** (1/5/15 min) at start ${m.loadAverage.start.map((v) => v.toFixed(1)).join(" / ")}, at end ${m.loadAverage.end.map((v) => v.toFixed(1)).join(" / ")}. ` +
@@ -196,7 +410,7 @@ export function renderReport(results) {
   );
   const st = results.settings;
   out.push(
-    `- **Runs per case:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.quick ? " — quick mode" : ""}.`,
+    `- **Runs per case${scope === "full" ? "" : " (in this run)"}:** ${st.coldRuns} cold and up to ${st.warmSamples} warm samples; for models of 5,000 services or more (and the ×100/×1000-endpoint ones) ${st.largeColdRuns} cold and ${st.largeWarmSamples} warm (at least 3 warm, more while within 30 s)${st.incrementalWarmSamples === undefined ? "" : `; incremental updates ${st.incrementalWarmSamples} warm samples`}${st.hugeColdRuns === undefined ? "" : `; 50k models ${st.hugeColdRuns} cold (the 50k CLI cases at least 1 warm)`}${st.alternationRounds === undefined ? "" : `; alternations ${st.alternationRounds} rounds (${st.hugeAlternationRounds} with a 50k model)`}${st.quick ? " — quick mode" : ""}.`,
   );
   out.push("");
   out.push(
@@ -212,9 +426,32 @@ export function renderReport(results) {
     "**heap at end** = used heap right after the call (result alive, garbage not yet collected) minus before. p95 is nearest-rank (with ≤ 10 samples, the largest or second largest).",
   );
   out.push("");
+  out.push("## Targets (issue 21: speed that users feel)");
+  out.push("");
+  out.push(
+    "Ratios are medians of per-round quotients of two cases run in turn in fresh processes (see *Alternations*); CPU time is user + system of the whole process. " +
+      "*measured in* names the run when it is not this one.",
+  );
+  out.push("");
+  out.push(table(["target", "wall", "met", "CPU", "met", "measured in"], issue21Targets(results)));
+  out.push("");
+  out.push("## Alternations");
+  out.push("");
+  out.push(
+    "Two cases in turn, each run a fresh process (a then b, then b then a, …), CPU ms; the quotient a ÷ b per round " +
+      "(median, min – max). Where both print the same text, its SHA-256 was compared on every round.",
+  );
+  out.push("");
+  out.push(
+    table(
+      ["what", "a ÷ b", "a CPU", "b CPU", "a ÷ b per round", "rounds", "measured in"],
+      alternationRows(results),
+    ),
+  );
+  out.push("");
   out.push("## Targets (issue 7)");
   out.push("");
-  out.push(table(["target", "wall", "met", "CPU", "met"], targets(results)));
+  out.push(table(["target", "wall", "met", "CPU", "met", "measured in"], targets(results)));
   out.push("");
   out.push("## The floor under the cold targets");
   out.push("");
@@ -271,6 +508,7 @@ export function renderReport(results) {
         "heap at end",
         "output bytes",
         "rules",
+        ...(mixed ? ["measured in"] : []),
       ],
       measured.map((c) => [
         `${c.op} · ${c.model}`,
@@ -284,6 +522,7 @@ export function renderReport(results) {
         mib(c.heap.retained),
         int(c.output.bytes),
         int(c.output.rules ?? c.output.servicePorts),
+        ...(mixed ? [measuredIn(results, c)] : []),
       ]),
     ),
   );
@@ -319,6 +558,7 @@ export function renderReport(results) {
       int(kp.bytes ?? undefined),
       int(c.output.bytes),
       kp.rules === undefined ? "–" : `${int(kp.rules)} / ${int(c.output.rules)}`,
+      ...(mixed ? [measuredIn(results, c)] : []),
     ]);
   out.push(
     table(
@@ -333,6 +573,7 @@ export function renderReport(results) {
         "kube-proxy bytes",
         "our bytes",
         "rules (kp / ours)",
+        ...(mixed ? ["measured in"] : []),
       ],
       side,
     ),

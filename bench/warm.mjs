@@ -2,13 +2,13 @@
 // caches filled), as a long-lived controller would. Own loop rather than mitata: each sample
 // needs CPU time beside wall time (this machine is shared; CPU time is what survives a busy
 // neighbour), and a fixed, small sample count keeps the 50k cases to minutes.
-//   node bench/warm.mjs CASE [SAMPLES] [MAX_SECONDS]
+//   node bench/warm.mjs CASE [SAMPLES] [MAX_SECONDS] [MIN_SAMPLES]
 // Prints one `@@RESULT {json}` line with every sample in ms.
 import { writeSync } from "node:fs";
 import { setupCase } from "./cases.mjs";
 import { loadLibrary } from "./load.mjs";
 
-const [id, samplesArg = "10", maxSecondsArg = "60"] = process.argv.slice(2);
+const [id, samplesArg = "10", maxSecondsArg = "60", minSamplesArg = "3"] = process.argv.slice(2);
 const lib = await loadLibrary();
 const bench = setupCase(lib, id);
 const state = await bench.prepare();
@@ -33,8 +33,11 @@ const first = await once(); // the first, cold generation is not a warm sample
 const wall = [];
 const cpu = [];
 const deadline = performance.now() + Number(maxSecondsArg) * 1000;
-// At least 3 samples; more up to SAMPLES while time allows.
-while (wall.length < Number(samplesArg) && (wall.length < 3 || performance.now() < deadline)) {
+// At least MIN_SAMPLES; more up to SAMPLES while time allows.
+while (
+  wall.length < Number(samplesArg) &&
+  (wall.length < Number(minSamplesArg) || performance.now() < deadline)
+) {
   const s = await once();
   wall.push(s.wall);
   cpu.push(s.cpu);
