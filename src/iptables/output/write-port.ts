@@ -55,13 +55,7 @@ export function servicePortText(
   ctx: GenerationContext,
   sink: RestoreTextSink = new RestoreTextSink(),
 ): ServicePortText {
-  try {
-    writePort(port, ctx, sink);
-  } catch (error) {
-    sink.take(); // a port refused half-way leaves nothing in a reused sink
-    throw error;
-  }
-  return sink.take();
+  return writeAndTake(port, ctx, sink);
 }
 
 /**
@@ -76,10 +70,15 @@ export function servicePortRules(
   ctx: GenerationContext,
   sink: RuleBlockSink = new RuleBlockSink(),
 ): ServicePortRules {
+  return writeAndTake(port, ctx, sink);
+}
+
+/** Writes one port to a block sink and takes the block; a port refused half-way leaves the sink empty. */
+function writeAndTake<T>(port: ServicePort, ctx: GenerationContext, sink: PortRuleSink & { take(): T }): T {
   try {
     writePort(port, ctx, sink);
   } catch (error) {
-    sink.take(); // a port refused half-way leaves nothing in a reused sink
+    sink.take();
     throw error;
   }
   return sink.take();
