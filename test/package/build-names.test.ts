@@ -37,6 +37,7 @@ describe.skipIf(!existsSync(DIST))("the built package's stack traces", () => {
     // Several of the library's own frames, each by its source name (none minified to a letter).
     const frames = [...thrownIn.matchAll(/^\s+at (\S+) \(.*dist\/chunk-/gm)].map((m) => m[1] as string);
     expect(frames.length).toBeGreaterThan(1);
-    for (const name of frames) expect(name.replace(/^(new |Object\.|Module\.)/, "").length).toBeGreaterThan(2);
+    for (const name of frames)
+      expect(name.replace(/^(new |Object\.|Module\.)/, "").length).toBeGreaterThan(2);
   });
 });
