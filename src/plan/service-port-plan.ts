@@ -67,7 +67,7 @@ export function planServicePort(
     firewall,
     clusterIPMasquerade: node.masqueradeAll ? "all" : node.localDetector !== null ? "non-local" : "none",
     affinitySeconds: port.stickyMaxAgeSeconds,
-    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port, node) : null,
+    legacy: node.traits.externalChains === "xlb" ? legacyPlan(port) : null,
   };
 }
 
@@ -77,7 +77,7 @@ export function planServicePort(
  * is not eTP=Local. No topology narrowing and no serving-terminating fallback (both gates were
  * off in that era).
  */
-function legacyPlan(port: ServicePort, node: NodePlan): ServicePortPlan["legacy"] {
+function legacyPlan(port: ServicePort): ServicePortPlan["legacy"] {
   const endpoints =
     port.externalPolicyLocal || !port.internalPolicyLocal
       ? port.endpoints
@@ -91,7 +91,6 @@ function legacyPlan(port: ServicePort, node: NodePlan): ServicePortPlan["legacy"
   }
   return {
     hasEndpoints: endpoints.length > 0,
-    localDetector: node.localDetector,
     endpoints,
     ready,
     localReady,

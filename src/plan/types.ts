@@ -133,7 +133,7 @@ export interface ServicePortPlan {
  * The endpoint lists of the ≤ 1.23 (`xlb`) layout.
  *
  * @example
- * planCluster(model).servicePorts[0]?.legacy // null with a current profile; { hasEndpoints, localDetector, endpoints, ready, localReady } with an `xlb` one
+ * planCluster(model).servicePorts[0]?.legacy // null with a current profile; { hasEndpoints, endpoints, ready, localReady } with an `xlb` one
  */
 export interface LegacyPlan {
   /**
@@ -142,12 +142,6 @@ export interface LegacyPlan {
    * rejected in filter and it gets no SVC chain.
    */
   readonly hasEndpoints: boolean;
-  /**
-   * The node's local-traffic detector (the node plan's), which the layout prints into the rules
-   * it masquerades or redirects: without one, external-IP traffic is masqueraded whatever its
-   * source and the XLB chain has no pod redirect.
-   */
-  readonly localDetector: LocalDetector | null;
   /** Endpoints with a chain of their own, ready or not. */
   readonly endpoints: readonly Endpoint[];
   /** The ready ones, which the SVC chain balances to. */

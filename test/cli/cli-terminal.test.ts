@@ -128,12 +128,12 @@ describe("progress on a terminal", () => {
     const { terminal, stdout } = underTerminal(`generate '${big}'`, out);
     const n = formatCount(SERVICES);
     expect(n).toBe("2,000");
+    // A stage wider than the 80-column terminal (a long temporary path) is cut to 79 with "…".
     for (const stage of [
       `kube-iptables: reading ${big}…`,
       `kube-iptables: checking ${n} Services and ${n} EndpointSlices…`,
       `kube-iptables: generating IPv4 rules for ${n} service ports…`,
     ])
-      // A stage wider than the 80-column terminal (a long temporary path) is cut to 79 with "…".
       expect(terminal).toContain(`\r${stage.length > 79 ? `${stage.slice(0, 78)}…` : stage}`);
     // One line, redrawn: no newline, and blank at the end.
     expect(terminal).not.toContain("\n");

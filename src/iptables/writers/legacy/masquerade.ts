@@ -6,6 +6,7 @@
  */
 import type { PortRuleSink } from "../../shape/sink.js";
 import { LEGACY } from "../../shapes.js";
+import { detectorValue } from "../local-detector.js";
 import type { LegacyPort } from "./port.js";
 
 /**
@@ -22,23 +23,14 @@ export function writeMasqueradeNotLocal(
   comment: string,
   address: string,
 ): void {
-  const detector = port.legacy.localDetector;
+  const detector = port.detector;
   if (detector === null) {
     writeMasqueradeAll(sink, port, comment, address);
     return;
   }
-  const values = [comment, port.protocol, address, port.port];
-  switch (detector.kind) {
-    case "cidr":
-      sink.rule(LEGACY.MASQUERADE_NOT_FROM_CIDR, port.svc, [...values, detector.cidr]);
-      return;
-    case "interface":
-      sink.rule(LEGACY.MASQUERADE_NOT_FROM_INTERFACE, port.svc, [...values, detector.name]);
-      return;
-    case "interface-prefix":
-      sink.rule(LEGACY.MASQUERADE_NOT_FROM_INTERFACE, port.svc, [...values, `${detector.prefix}+`]);
-      return;
-  }
+  const shape =
+    detector.kind === "cidr" ? LEGACY.MASQUERADE_NOT_FROM_CIDR : LEGACY.MASQUERADE_NOT_FROM_INTERFACE;
+  sink.rule(shape, port.svc, [comment, port.protocol, address, port.port, detectorValue(detector)]);
 }
 
 /**

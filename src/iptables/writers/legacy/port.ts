@@ -6,7 +6,7 @@
  */
 
 import { chainHash, servicePortChains } from "../../../naming/chain-names.js";
-import type { LegacyPlan, ServicePortPlan } from "../../../plan/types.js";
+import type { LegacyPlan, LocalDetector, ServicePortPlan } from "../../../plan/types.js";
 import type { GenerationContext } from "../../context.js";
 
 /**
@@ -19,8 +19,10 @@ import type { GenerationContext } from "../../context.js";
 export interface LegacyPort {
   /** The port's plan. */
   readonly plan: ServicePortPlan;
-  /** Its ≤ 1.23 part (endpoint lists, detector). */
+  /** Its ≤ 1.23 part (endpoint lists). */
   readonly legacy: LegacyPlan;
+  /** The node's local-traffic detector (the node plan's), or `null`. */
+  readonly detector: LocalDetector | null;
   /** `ns/name:port`, the comments' name. */
   readonly spn: string;
   /** `tcp`, `udp` or `sctp`. */
@@ -54,6 +56,7 @@ export function legacyPort(plan: ServicePortPlan, ctx: GenerationContext): Legac
   return {
     plan,
     legacy,
+    detector: ctx.node.localDetector,
     spn: plan.servicePortName,
     protocol,
     port: String(plan.port.port),

@@ -7,7 +7,8 @@
  * @module
  */
 import type { PortRuleSink } from "../../shape/sink.js";
-import { AFFINITY_CHECK, COMMENTED_JUMP, FROM_INTERFACE, FROM_LOCAL, FROM_SOURCE } from "../../shapes.js";
+import { AFFINITY_CHECK, COMMENTED_JUMP, FROM_LOCAL } from "../../shapes.js";
+import { detectorValue, fromPodShape } from "../local-detector.js";
 import { sepChains, writeAffinityChecks, writeBalancing } from "./endpoints.js";
 import type { LegacyPort } from "./port.js";
 
@@ -25,20 +26,9 @@ const REDIRECT_PODS = "Redirect pods trying to reach external loadbalancer VIP t
  */
 export function writeXlbChain(sink: PortRuleSink, port: LegacyPort): void {
   const { spn, xlb, svc } = port;
-  const detector = port.legacy.localDetector;
-  if (detector !== null) {
-    switch (detector.kind) {
-      case "cidr":
-        sink.rule(FROM_SOURCE, xlb, [REDIRECT_PODS, detector.cidr, svc]);
-        break;
-      case "interface":
-        sink.rule(FROM_INTERFACE, xlb, [REDIRECT_PODS, detector.name, svc]);
-        break;
-      case "interface-prefix":
-        sink.rule(FROM_INTERFACE, xlb, [REDIRECT_PODS, `${detector.prefix}+`, svc]);
-        break;
-    }
-  }
+  const detector = port.detector;
+  if (detector !== null)
+    sink.rule(fromPodShape(detector), xlb, [REDIRECT_PODS, detectorValue(detector), svc]);
   sink.rule(FROM_LOCAL, xlb, [`masquerade LOCAL traffic for ${spn} LB IP`, "KUBE-MARK-MASQ"]);
   sink.rule(FROM_LOCAL, xlb, [`route LOCAL traffic for ${spn} LB IP to service chain`, svc]);
   const localReady = sepChains(port, port.legacy.localReady);
