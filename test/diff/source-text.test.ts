@@ -5,9 +5,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runDiff } from "../../src/cli/diff.js";
 import { runGenerate } from "../../src/cli/generate.js";
+import { captureCli as capture } from "../support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kit-diff-source-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,25 +18,6 @@ function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-async function capture(run: () => Promise<number>): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await run(), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
 }
 
 /** The node's own dump of the example cluster (what kube-proxy's first sync leaves). */

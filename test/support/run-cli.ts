@@ -2,6 +2,7 @@
 // would: a child process, its exit code, stdout and stderr.
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { vi } from "vitest";
 
 /** The repository root. */
 export const ROOT: string = join(import.meta.dirname, "..", "..");
@@ -42,4 +43,26 @@ export function runCliAsync(args: readonly string[]): Promise<CliResult> {
 /** The stderr lines (without the final newline). */
 export function stderrLines(r: CliResult): string[] {
   return r.stderr === "" ? [] : r.stderr.replace(/\n$/, "").split("\n");
+}
+
+/** Runs a CLI command in this process with stdout and stderr captured: its exit code and both texts. */
+export async function captureCli(
+  run: () => Promise<number>,
+): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
+    out += String(s);
+    return true;
+  });
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
+    err += String(s);
+    return true;
+  });
+  try {
+    return { code: await run(), out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
 }
