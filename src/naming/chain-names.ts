@@ -58,12 +58,31 @@ function wellFormed(text: string): string {
 // input of a valid cluster); without it, `wellFormed` scans (and returns the text as it is).
 const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 
-/** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
-function computeHash(input: string): string {
+/** The 10 digest bytes that make a hash's 16 characters, written at `offset` of `into`. */
+function digestHead(input: string, into: Uint8Array, offset: number): void {
   // `array` returns the digest as plain numbers; only the first 10 are copied and encoded.
   const digest = sha256.array(nativeIsWellFormed?.call(input) === true ? input : wellFormed(input));
-  for (let i = 0; i < 10; i++) head[i] = digest[i] as number;
+  for (let i = 0; i < 10; i++) into[offset + i] = digest[i] as number;
+}
+
+/** The hash without memoization: base32 of the digest's first 80 bits (10 bytes, 16 characters). */
+function computeHash(input: string): string {
+  digestHead(input, head, 0);
   return base32Encode(head, "RFC4648", NO_PADDING);
+}
+
+/**
+ * The hashes of `prefix + suffix` for several suffixes, encoded together: 10 bytes are exactly 80
+ * bits, 16 characters, so the base32 of all the heads one after another, cut every 16
+ * characters, is each one's hash (one encoder call, and one view of the bytes, per list).
+ */
+function computeHashes(prefix: string, suffixes: readonly string[]): string[] {
+  const heads = new Uint8Array(10 * suffixes.length);
+  for (let i = 0; i < suffixes.length; i++) digestHead(prefix + (suffixes[i] as string), heads, 10 * i);
+  const text = base32Encode(heads, "RFC4648", NO_PADDING);
+  const out = new Array<string>(suffixes.length);
+  for (let i = 0; i < suffixes.length; i++) out[i] = text.slice(16 * i, 16 * i + 16);
+  return out;
 }
 
 /**
@@ -92,7 +111,11 @@ export function limitCachedNames(max: number): number {
 
 /** Counts one more cached name, first emptying every cache when they are full. */
 function admitName(): void {
-  if (++cachedNames <= maxCachedNames) return;
+  if (++cachedNames > maxCachedNames) startOver();
+}
+
+/** Empties every cache (they are full); the name being admitted counts as the first. */
+function startOver(): void {
   hashCache.clear();
   portNames.clear();
   lastNames = undefined;
@@ -135,10 +158,17 @@ export interface ServicePortChains {
   readonly fw: string;
 }
 
-/** Everything memoized for one service port: its chains and its endpoints' SEP chains. */
+/**
+ * Everything memoized for one service port: its chains, and the SEP chains of the last endpoint
+ * list named in full (its `ip:port` strings and their names, index for index). A port's lists
+ * (reachable, cluster, local) are in the model's sorted order, each a subsequence of the
+ * reachable one, which the writers name first: one remembered list serves them all, and a
+ * resync's rebuilt model finds its names by walking it, without a map per port.
+ */
 interface PortNames {
   readonly chains: ServicePortChains;
-  readonly seps: Map<string, string>;
+  sepEndpoints: readonly string[];
+  sepNames: readonly string[];
 }
 
 // servicePortName → protocol → names. Keys are the caller's own strings, so a warm lookup costs
@@ -150,6 +180,7 @@ const portNames = new Map<string, Map<string, PortNames>>();
 let lastName = "";
 let lastProtocol = "";
 let lastNames: PortNames | undefined;
+const NONE: readonly string[] = [];
 
 function namesOf(servicePortName: string, protocol: string): PortNames {
   if (lastNames !== undefined && servicePortName === lastName && protocol === lastProtocol) return lastNames;
@@ -175,7 +206,7 @@ function lookupNames(servicePortName: string, protocol: string): PortNames {
     ext: chainName(CHAIN_PREFIX.external, hash),
     fw: chainName(CHAIN_PREFIX.firewall, hash),
   };
-  const names = { chains, seps: new Map<string, string>() };
+  const names: PortNames = { chains, sepEndpoints: NONE, sepNames: NONE };
   byProtocol.set(protocol, names);
   return names;
 }
@@ -192,6 +223,11 @@ export function servicePortChains(servicePortName: string, protocol: string): Se
   return namesOf(servicePortName, protocol).chains;
 }
 
+/** The `KUBE-SEP-…` name of one endpoint, hashed. */
+function sepName(servicePortName: string, protocol: string, endpoint: string): string {
+  return chainName(CHAIN_PREFIX.endpoint, computeHash(servicePortName + protocol + endpoint));
+}
+
 /**
  * The `KUBE-SEP-…` chain of one endpoint of a service port.
  *
@@ -200,15 +236,63 @@ export function servicePortChains(servicePortName: string, protocol: string): Se
  * endpointChain("default/my-nginx-svc", "tcp", "10.244.3.38:80") // "KUBE-SEP-DSBJGVCOU4RGUKVK"
  */
 export function endpointChain(servicePortName: string, protocol: string, endpoint: string): string {
-  const seps = namesOf(servicePortName, protocol).seps;
-  let name = seps.get(endpoint);
-  if (name === undefined) {
-    name = chainName(CHAIN_PREFIX.endpoint, computeHash(servicePortName + protocol + endpoint));
-    // Should this empty the caches, `seps` is left behind with them: the name is still right.
-    admitName();
-    seps.set(endpoint, name);
+  // Not memoized: the writers name whole lists (endpointChainList), which the ports remember.
+  return sepName(servicePortName, protocol, endpoint);
+}
+
+/**
+ * The `KUBE-SEP-…` chains of a list of a service port's endpoints, index for index.
+ *
+ * The port remembers the last list named in full. A list in the same order (the model's sorted
+ * `ip:port` order, of which every list of a port is a subsequence) finds its remembered names in
+ * one forward walk; a name not found there is hashed. A list in another order costs only misses:
+ * the answer is the same.
+ *
+ * @param endpoints the endpoints, each with its `ip:port` (`[ip]:port` for IPv6) as `endpoint`.
+ * @example
+ * endpointChainList("default/my-nginx-svc", "tcp", [{ endpoint: "10.244.3.38:80" }])
+ * // ["KUBE-SEP-DSBJGVCOU4RGUKVK"]
+ */
+export function endpointChainList(
+  servicePortName: string,
+  protocol: string,
+  endpoints: readonly { readonly endpoint: string }[],
+): string[] {
+  const names = namesOf(servicePortName, protocol);
+  const known = names.sepEndpoints;
+  const knownNames = names.sepNames;
+  const out = new Array<string>(endpoints.length);
+  // The endpoints not remembered, hashed together once the walk is done.
+  const missed: number[] = [];
+  let from = 0;
+  for (let i = 0; i < endpoints.length; i++) {
+    const endpoint = (endpoints[i] as { readonly endpoint: string }).endpoint;
+    let k = from;
+    while (k < known.length && (known[k] as string) < endpoint) k++;
+    if (k < known.length && known[k] === endpoint) {
+      out[i] = knownNames[k] as string;
+      from = k + 1;
+    } else missed.push(i);
   }
-  return name;
+  if (missed.length === 0) return out;
+  const suffixes = new Array<string>(missed.length);
+  for (let j = 0; j < missed.length; j++)
+    suffixes[j] = (endpoints[missed[j] as number] as { readonly endpoint: string }).endpoint;
+  const hashes = computeHashes(servicePortName + protocol, suffixes);
+  for (let j = 0; j < missed.length; j++)
+    out[missed[j] as number] = chainName(CHAIN_PREFIX.endpoint, hashes[j] as string);
+  // Remember the list when it is no shorter than the one kept (the reachable list, which the
+  // others are part of).
+  if (endpoints.length >= known.length) {
+    const strings = new Array<string>(endpoints.length);
+    for (let i = 0; i < endpoints.length; i++)
+      strings[i] = (endpoints[i] as { readonly endpoint: string }).endpoint;
+    cachedNames += endpoints.length - known.length;
+    if (cachedNames > maxCachedNames) startOver();
+    names.sepEndpoints = strings;
+    names.sepNames = out;
+  }
+  return out;
 }
 
 /**

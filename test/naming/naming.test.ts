@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { chainHash, endpointChain, servicePortChains } from "../../src/index.js";
-import { cachedNameCount, limitCachedNames } from "../../src/naming/chain-names.js";
+import { cachedNameCount, endpointChainList, limitCachedNames } from "../../src/naming/chain-names.js";
 import { probability } from "../../src/naming/probability.js";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -63,24 +63,49 @@ describe("chain names", () => {
   it("keeps its caches bounded and the names right when they start over", () => {
     // A long-running controller sees endpoints come and go: more distinct names than the bound.
     const endpoint = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:${8000 + (i >> 24)}`;
-    const bound = 5000;
+    const bound = 500;
     const previous = limitCachedNames(bound);
-    const first = endpointChain("churn/web:http", "tcp", endpoint(0));
+    const first = endpointChainList("churn/web:http", "tcp", [{ endpoint: endpoint(0) }])[0];
     let peak = 0;
     let startedOver = false;
-    for (let i = 1; i <= bound + 10; i++) {
+    // Each round remembers a list one endpoint longer than the last (new endpoints arriving).
+    for (let i = 1; i <= 120; i++) {
       const before = cachedNameCount();
-      endpointChain("churn/web:http", "tcp", endpoint(i));
+      const list = Array.from({ length: i }, (_, j) => ({ endpoint: endpoint(j) }));
+      endpointChainList(`churn/web-${i % 7}:http`, "tcp", list);
+      servicePortChains(`churn/other-${i}:http`, "tcp");
       if (cachedNameCount() < before) startedOver = true;
       peak = Math.max(peak, cachedNameCount());
     }
     limitCachedNames(previous);
-    expect(peak).toBe(bound);
+    expect(peak).toBeLessThanOrEqual(bound);
     expect(startedOver).toBe(true);
     // After starting over, names are hashed again and come out the same.
-    expect(endpointChain("churn/web:http", "tcp", endpoint(0))).toBe(first);
+    expect(endpointChainList("churn/web:http", "tcp", [{ endpoint: endpoint(0) }])[0]).toBe(first);
     expect(first).toBe(`KUBE-SEP-${referenceHash(`churn/web:httptcp${endpoint(0)}`)}`);
     expect(servicePortChains("default/kubernetes:https", "tcp").svc).toBe("KUBE-SVC-NPX46M4PTMTKRN6Y");
+  });
+  it("names every list of a port's endpoints as one endpoint at a time would, whatever the order", () => {
+    // Lists remembered, then asked again as new objects, as parts, out of order, and changed.
+    const address = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 40 }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(address, { maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom("a/web:http", "b/dns", "c/x:p"),
+        (lists, spn) => {
+          for (const list of lists) {
+            const endpoints = list.map(([a, b]) => ({ endpoint: `10.0.${a}.${b}:80` }));
+            const expected = endpoints.map((e) => `KUBE-SEP-${referenceHash(`${spn}tcp${e.endpoint}`)}`);
+            expect(endpointChainList(spn, "tcp", endpoints)).toEqual(expected);
+            const sorted = [...endpoints].sort((x, y) => (x.endpoint < y.endpoint ? -1 : 1));
+            expect(endpointChainList(spn, "tcp", sorted)).toEqual(
+              sorted.map((e) => endpointChain(spn, "tcp", e.endpoint)),
+            );
+          }
+        },
+      ),
+      { numRuns: 300, seed: 20261124 },
+    );
   });
 });
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Endpoint } from "../../model/types.js";
-import { endpointChain, type ServicePortChains, servicePortChains } from "../../naming/chain-names.js";
+import { endpointChainList, type ServicePortChains, servicePortChains } from "../../naming/chain-names.js";
 import type { ServicePortPlan } from "../../plan/types.js";
 import type { GenerationContext } from "../context.js";
 import type { PortRuleSink } from "../shape/sink.js";
@@ -71,9 +71,7 @@ export function endpointChains(plan: ServicePortPlan, endpoints: readonly Endpoi
   const name = plan.servicePortName;
   const protocol = plan.port.protocol;
   if (endpoints === lastList && name === lastName && protocol === lastProtocol) return lastChains;
-  const chains = new Array<string>(endpoints.length);
-  for (let i = 0; i < endpoints.length; i++)
-    chains[i] = endpointChain(name, protocol, (endpoints[i] as Endpoint).endpoint);
+  const chains = endpointChainList(name, protocol, endpoints);
   lastList = endpoints;
   lastName = name;
   lastProtocol = protocol;

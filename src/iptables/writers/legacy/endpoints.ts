@@ -6,7 +6,7 @@
  * @module
  */
 import type { Endpoint } from "../../../model/types.js";
-import { endpointChain } from "../../../naming/chain-names.js";
+import { endpointChainList } from "../../../naming/chain-names.js";
 import { probability } from "../../../naming/probability.js";
 import type { PortRuleSink } from "../../shape/sink.js";
 import type { RuleShape } from "../../shape/types.js";
@@ -29,10 +29,7 @@ import type { LegacyPort } from "./port.js";
  * sepChains(port, port.legacy.ready) // ["KUBE-SEP-…", …]
  */
 export function sepChains(port: LegacyPort, endpoints: readonly Endpoint[]): string[] {
-  const out = new Array<string>(endpoints.length);
-  for (let i = 0; i < endpoints.length; i++)
-    out[i] = endpointChain(port.spn, port.protocol, (endpoints[i] as Endpoint).endpoint);
-  return out;
+  return endpointChainList(port.spn, port.protocol, endpoints);
 }
 
 /**
