@@ -24,7 +24,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Arrows DESIGN.md's table does not draw, kept on purpose; README's Layout section says why.
+ * Arrows DESIGN.md's table does not draw, kept on purpose; CONTRIBUTING's Layout section says why.
  * Each is `from` (a folder or a file under src/) → a folder.
  */
 const DOCUMENTED_EXCEPTIONS: readonly (readonly [from: string, to: string, why: string])[] = [
@@ -173,6 +173,30 @@ describe("architecture (DESIGN.md's table)", () => {
       });
     const stale = [...DOCUMENTED_EXCEPTIONS, ...PENDING].filter(([from, to]) => !needed(from, to));
     expect(stale.map(([from, to]) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it("is the list README's Layout section gives: every folder of src/, each below what it imports", () => {
+    const readme = readFileSync(join(SRC, "..", "README.md"), "utf8");
+    const section = readme.slice(
+      readme.indexOf("### Layout"),
+      readme.indexOf("\n## ", readme.indexOf("### Layout")),
+    );
+    const listed = [...section.matchAll(/^\| `([a-z]+)\/` \|/gm)].map((m) => m[1] as string);
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+    expect([...listed].sort()).toEqual([...folders].sort());
+    // Each folder's imports (the table's and the documented exceptions) are listed above it.
+    const above = (from: string, to: string) => listed.indexOf(to) < listed.indexOf(from);
+    const arrows = [
+      ...Object.entries(MAY_IMPORT).flatMap(([from, tos]) => tos.map((to) => [from, to] as const)),
+      ...DOCUMENTED_EXCEPTIONS.map(([from, to]) => [from.split("/")[0] as string, to] as const),
+    ];
+    expect(arrows.filter(([from, to]) => !above(from, to)).map(([from, to]) => `${from} → ${to}`)).toEqual(
+      [],
+    );
+    // cli/ may import anything: it comes last.
+    expect(listed.at(-1)).toBe("cli");
   });
 
   describe("the checker", () => {
