@@ -128,7 +128,8 @@ export const NODE_PORT_FROM: RuleShape = ruleShape("node port from", [
 ]);
 
 /**
- * Node-port traffic to 127.0.0.0/8, counted by nfacct (1.29+ with localhost node ports).
+ * Node-port traffic to 127.0.0.0/8, counted by nfacct (1.31+, kubernetes#125015: with localhost node
+ * ports and the nfacct counter present).
  * Values: comment, protocol, node port, target.
  *
  * @example
