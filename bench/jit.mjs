@@ -34,8 +34,14 @@ async function child(kind, warmRuns) {
   // Copies of the model with every namespace renamed: the same work, names never seen before.
   const renamed = (k) => ({
     config: input.config,
-    services: input.services.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: `${s.metadata.namespace}-${k}` } })),
-    endpointSlices: input.endpointSlices.map((s) => ({ ...s, metadata: { ...s.metadata, namespace: `${s.metadata.namespace}-${k}` } })),
+    services: input.services.map((s) => ({
+      ...s,
+      metadata: { ...s.metadata, namespace: `${s.metadata.namespace}-${k}` },
+    })),
+    endpointSlices: input.endpointSlices.map((s) => ({
+      ...s,
+      metadata: { ...s.metadata, namespace: `${s.metadata.namespace}-${k}` },
+    })),
   });
   const models = [];
   for (let k = 0; k <= warmRuns; k++) {
@@ -88,7 +94,13 @@ async function parent() {
   }
   const med = (kind, key) => median(samples[kind].map((s) => s[key]));
   console.log(`load average (1 min) ${load.map((l) => l.toFixed(1)).join(" ")}`);
-  console.log("CPU ms, medians of", values.runs, "processes each (warm: median of", values.warm, "calls per process)");
+  console.log(
+    "CPU ms, medians of",
+    values.runs,
+    "processes each (warm: median of",
+    values.warm,
+    "calls per process)",
+  );
   console.log(`${"".padEnd(34)}${"library".padStart(9)}${"minimal".padStart(9)}${"ratio".padStart(8)}`);
   for (const [key, label] of [
     ["cold", "cold (first call)"],
@@ -97,6 +109,8 @@ async function parent() {
   ]) {
     const a = med("library", key);
     const b = med("minimal", key);
-    console.log(`${label.padEnd(34)}${a.toFixed(0).padStart(9)}${b.toFixed(0).padStart(9)}${(a / b).toFixed(2).padStart(8)}`);
+    console.log(
+      `${label.padEnd(34)}${a.toFixed(0).padStart(9)}${b.toFixed(0).padStart(9)}${(a / b).toFixed(2).padStart(8)}`,
+    );
   }
 }
