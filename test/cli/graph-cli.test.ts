@@ -10,41 +10,21 @@ import { runGraph } from "../../src/cli/graph.js";
 import { runTrace } from "../../src/cli/trace.js";
 import { UsageError } from "../../src/cli/usage.js";
 import { kubeProxyVector } from "../support/corpora.js";
+import { captureCli } from "../support/run-cli.js";
+import { writeVectorFiles } from "../support/vector-files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kit-graph-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const v = kubeProxyVector("kube-proxy", "feature-multi-port-named");
-const clusterFile = join(dir, "cluster.json");
-writeFileSync(
-  clusterFile,
-  JSON.stringify({ config: v.config, services: v.services, endpointSlices: v.endpointSlices }),
-);
-const saveFile = join(dir, "rules.save");
-writeFileSync(saveFile, v.expected.save);
-const restoreFile = join(dir, "rules.restore");
-writeFileSync(restoreFile, v.expected.restore);
+const { clusterFile, saveFile, restoreFile } = writeVectorFiles(dir, v);
 
-async function capture(
+/** Runs `run(argv)` in this process, stdout and stderr captured. */
+function capture(
   run: (argv: string[]) => Promise<number>,
   argv: string[],
 ): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    return { code: await run(argv), out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+  return captureCli(() => run(argv));
 }
 
 function svgGroups(svg: string, className: string): Element[] {

@@ -6,39 +6,20 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { runTrace } from "../../src/cli/trace.js";
 import { UsageError } from "../../src/cli/usage.js";
 import { kubeProxyVector } from "../support/corpora.js";
+import { captureCli } from "../support/run-cli.js";
+import { writeVectorFiles } from "../support/vector-files.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kit-trace-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const v = kubeProxyVector("kube-proxy", "feature-clusterip-3-endpoints");
-const clusterFile = join(dir, "cluster.json");
-writeFileSync(
-  clusterFile,
-  JSON.stringify({ config: v.config, services: v.services, endpointSlices: v.endpointSlices }),
-);
-const saveFile = join(dir, "rules.save");
-writeFileSync(saveFile, v.expected.save);
+const { clusterFile, saveFile } = writeVectorFiles(dir, v);
 const service = v.services[0] as { spec: { clusterIP: string; ports: { port: number }[] } };
 const dst = `${service.spec.clusterIP}:${service.spec.ports[0]?.port}`;
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  try {
-    const code = await runTrace(argv);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
+/** Runs `trace ARGV` in this process, stdout and stderr captured. */
+function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return captureCli(() => runTrace(argv));
 }
 
 describe("kube-iptables trace", () => {

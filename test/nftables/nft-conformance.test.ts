@@ -8,20 +8,7 @@ import { type ClusterInput, generateNftables } from "../../src/index.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { formatNftDump, formatNftRuleset, formatNftTransaction } from "../../src/nftables/index.js";
 import { nftVectors } from "../support/corpora.js";
-
-/** Sorts the elements inside `elements = { … }` and inside `map { … }` / `vmap { … }`. */
-function sortElements(text: string): string {
-  const sorted = (body: string): string =>
-    body
-      .split(",")
-      .map((e) => e.trim())
-      .filter(Boolean)
-      .sort()
-      .join(", ");
-  return text
-    .replace(/elements = \{([^}]*)\}/g, (_, body: string) => `elements = { ${sorted(body)} }`)
-    .replace(/(vmap|map) \{([^}@]*)\}/g, (_, kw: string, body: string) => `${kw} { ${sorted(body)} }`);
-}
+import { sortNftElements } from "../support/nft-elements.js";
 
 describe("kube-proxy v1.30.5 nftables vectors", () => {
   it.each(nftVectors())("$name", (v) => {
@@ -30,7 +17,7 @@ describe("kube-proxy v1.30.5 nftables vectors", () => {
     // knftables' Fake.Dump() of the same table (the form of kube-proxy's golden tests).
     expect(formatNftDump(table)).toBe(v.expected.dump);
     if (v.expected.ruleset !== undefined)
-      expect(sortElements(formatNftRuleset(table))).toBe(sortElements(v.expected.ruleset));
+      expect(sortNftElements(formatNftRuleset(table))).toBe(sortNftElements(v.expected.ruleset));
     if (v.expected.nftError !== undefined) {
       // The real nft refused it: we say so, with the input that causes it.
       expect(table.problems.map((p) => p.path)).toContain("config.detectLocal.prefix");

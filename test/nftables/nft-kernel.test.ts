@@ -18,6 +18,7 @@ import {
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { formatNftRuleset, formatNftTransaction } from "../../src/nftables/index.js";
 import { nftVectors } from "../support/corpora.js";
+import { sortNftElements } from "../support/nft-elements.js";
 import { randomCluster } from "../support/random-cluster.js";
 
 const RANDOM_MODELS = 60;
@@ -38,19 +39,9 @@ function skipReason(): string | null {
 const skip = skipReason();
 if (skip !== null && process.env.CI !== undefined) throw new Error(`CI is set but: ${skip}`);
 
-/** Sorts the elements of named sets and maps and of anonymous maps (the kernel's hash order). */
+/** The ruleset with its set and map elements sorted (and no trailing blank line). */
 function sortElements(text: string): string {
-  const sorted = (body: string): string =>
-    body
-      .split(",")
-      .map((e) => e.trim())
-      .filter(Boolean)
-      .sort()
-      .join(", ");
-  return text
-    .replace(/elements = \{([^}]*)\}/g, (_, body: string) => `elements = { ${sorted(body)} }`)
-    .replace(/(vmap|map) \{([^}@]*)\}/g, (_, kw: string, body: string) => `${kw} { ${sorted(body)} }`)
-    .trimEnd();
+  return sortNftElements(text).trimEnd();
 }
 
 interface Case {
