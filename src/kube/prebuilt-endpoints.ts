@@ -15,13 +15,17 @@ import {
   endpointsByPort,
   finishEndpoints,
 } from "./endpoints.js";
-import { indexSlices, SliceIndex } from "./slice-index.js";
+import { indexSlices, type SliceIndex } from "./slice-index.js";
 import type { EndpointSlice } from "./types.js";
 
 /** The endpoints of each Service, by port key (see `endpointsByPort`). */
 export interface EndpointSource {
-  /** The endpoints of the Service `namespace/name`, or `undefined` when it has no slices. */
+  /**
+   * The endpoints of the Service `namespace/name`, at `index` of the Services the model is built
+   * from, or `undefined` when it has no slices.
+   */
   endpointsOf(
+    index: number,
     namespace: unknown,
     name: unknown,
     duplicates: DuplicatePolicy,
@@ -41,6 +45,7 @@ export class SliceReader implements EndpointSource {
   }
 
   endpointsOf(
+    _index: number,
     namespace: unknown,
     name: unknown,
     duplicates: DuplicatePolicy,
@@ -58,10 +63,13 @@ interface SliceEndpoints {
 
 /**
  * The endpoints of the slices the validator found no error in, built as it goes, for one family
- * and node name. Slices with errors are never added, as `prepareCluster` leaves them out.
+ * and node name, and kept by the Service they belong to: the validator finds that Service anyway
+ * (to check the slice's ports against it), so no index of slices by Service name is built.
+ * Slices with errors are never added, as `prepareCluster` leaves them out.
  */
 export class PrebuiltEndpoints implements EndpointSource {
-  private readonly index = new SliceIndex<SliceEndpoints>();
+  /** Each Service's slices, by the Service's index in the input (see {@link dropServices}). */
+  private byService: (SliceEndpoints[] | undefined)[] = [];
 
   /**
    * @param family - the family being built
@@ -78,25 +86,41 @@ export class PrebuiltEndpoints implements EndpointSource {
   }
 
   /**
-   * Builds the endpoints of a slice the validator found no error in.
+   * Builds the endpoints of a slice the validator found no error in, for the Service at
+   * `service` of the input: the one whose namespace and name are the slice's namespace and
+   * Service name label, as kube-proxy groups slices (`sliceServiceKey`).
    *
    * @param canonical - the validator also found every address written in canonical form
    */
-  add(slice: EndpointSlice, canonical: boolean): void {
+  add(slice: EndpointSlice, canonical: boolean, service: number): void {
     // Slices of the other family add no endpoints (addSliceEndpoints would skip them).
     if (slice.addressType !== this.family) return;
     const byPort = new Map<string, Endpoint[]>();
     addSliceEndpoints(byPort, slice, this.family, this.hostname, canonical);
-    this.index.add(slice, { slice, byPort });
+    const own = this.byService[service];
+    if (own === undefined) this.byService[service] = [{ slice, byPort }];
+    else own.push({ slice, byPort });
+  }
+
+  /**
+   * Renumbers the Services as the input without those at `bad` numbers them (`prepareCluster`
+   * builds the model from the valid Services only).
+   */
+  dropServices(bad: ReadonlySet<number>): void {
+    if (bad.size === 0) return;
+    const kept: (SliceEndpoints[] | undefined)[] = [];
+    for (let i = 0; i < this.byService.length; i++) if (!bad.has(i)) kept.push(this.byService[i]);
+    this.byService = kept;
   }
 
   endpointsOf(
-    namespace: unknown,
-    name: unknown,
+    index: number,
+    _namespace: unknown,
+    _name: unknown,
     duplicates: DuplicatePolicy,
   ): Map<string, Endpoint[]> | undefined {
-    const own = this.index.slicesOf(namespace, name);
-    if (own.length === 0) return undefined;
+    const own = this.byService[index];
+    if (own === undefined) return undefined;
     if (own.length === 1) {
       // Nearly every Service has one slice: its map becomes the Service's (sorting and
       // de-duplicating it again, should it be asked for twice, changes nothing).

@@ -421,13 +421,18 @@ describe("endpoints built while validating (prepareCluster)", () => {
         // Built while validating (each slice's addresses taken as they are when the validator
         // found them canonical) against read afterwards (every address scanned).
         const prebuilt = new PrebuiltEndpoints(family, "node-a");
-        const problems = validateAndPrebuild({ endpointSlices: list }, prebuilt);
+        const web = {
+          metadata: { name: "web", namespace: "default" },
+          spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80 }] },
+        };
+        const problems = validateAndPrebuild({ services: [web], endpointSlices: list }, prebuilt);
         const valid = list.filter(
           (_, i) =>
             !problems.some((p) => p.severity === "error" && p.path.startsWith(`endpointSlices[${i}]`)),
         );
-        const fast = prebuilt.endpointsOf("default", "web", "prefer-local");
+        const fast = prebuilt.endpointsOf(0, "default", "web", "prefer-local");
         const scanned = new SliceReader(valid, family, "node-a").endpointsOf(
+          0,
           "default",
           "web",
           "prefer-local",
@@ -484,6 +489,42 @@ describe("endpoints built while validating (prepareCluster)", () => {
       ),
       { seed: SEED, numRuns: 400 },
     );
+  });
+});
+
+describe("endpoints built while validating, kept by Service", () => {
+  const service = (name: string, port = 80) => ({
+    metadata: { name, namespace: "default" },
+    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port }] },
+  });
+  const slice = (name: string, service: string, address: string, labels: object = {}) => ({
+    metadata: { name, namespace: "default", labels: { [SERVICE_NAME]: service, ...labels } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: [address] }],
+    ports: [{ name: "http", port: 8080 }],
+  });
+
+  test("Services left out before a valid one do not shift its endpoints onto another", () => {
+    const input = {
+      config: { hostname: "node-a" },
+      // services[0] and [2] are invalid (a port out of range; a duplicate of services[1]).
+      services: [service("bad", 70000), service("web"), service("web"), service("api")],
+      endpointSlices: [
+        slice("bad-1", "bad", "10.0.0.1"),
+        slice("web-1", "web", "10.0.0.2"),
+        slice("api-1", "api", "10.0.0.3"),
+        // Read by the model builder though kube-proxy's informers filter the label out.
+        slice("api-2", "api", "10.0.0.4", { "service.kubernetes.io/headless": "" }),
+        slice("none-1", "none", "10.0.0.5"),
+      ],
+    } as unknown as ClusterInput;
+    const valid = { ...input, services: [service("web"), service("api")] } as unknown as ClusterInput;
+    const prepared = prepareCluster(input).model;
+    expect(prepared).toEqual(modelFromInput(valid));
+    expect(prepared?.servicePorts.map((p) => [p.name, p.endpoints.map((e) => e.ip)])).toEqual([
+      ["web", ["10.0.0.2"]],
+      ["api", ["10.0.0.3", "10.0.0.4"]],
+    ]);
   });
 });
 
