@@ -97,8 +97,12 @@ export class PrebuiltEndpoints implements EndpointSource {
     if (slice.addressType !== this.family) return;
     const byPort = new Map<string, Endpoint[]>();
     addSliceEndpoints(byPort, slice, this.family, this.hostname, canonical);
-    const own = this.byService[service];
-    if (own === undefined) this.byService[service] = [{ slice, byPort }];
+    // Filled up to the index first: a store far past the end would turn the array into a
+    // dictionary (slices need not come in their Services' order).
+    const byService = this.byService;
+    while (byService.length <= service) byService.push(undefined);
+    const own = byService[service];
+    if (own === undefined) byService[service] = [{ slice, byPort }];
     else own.push({ slice, byPort });
   }
 
