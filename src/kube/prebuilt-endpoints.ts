@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Endpoint, IPFamily, ProxyConfig } from "../model/types.js";
+import type { IPFamily, ProxyConfig } from "../model/types.js";
 import {
   addSliceEndpoints,
   bySliceName,
@@ -15,6 +15,7 @@ import {
   endpointsByPort,
   finishEndpoints,
 } from "./endpoints.js";
+import { PortEndpoints } from "./port-endpoints.js";
 import { indexSlices, type SliceIndex } from "./slice-index.js";
 import type { EndpointSlice } from "./types.js";
 
@@ -29,7 +30,7 @@ export interface EndpointSource {
     namespace: unknown,
     name: unknown,
     duplicates: DuplicatePolicy,
-  ): Map<string, Endpoint[]> | undefined;
+  ): PortEndpoints | undefined;
 }
 
 /** Reads each Service's slices when asked (the unchecked path). */
@@ -49,7 +50,7 @@ export class SliceReader implements EndpointSource {
     namespace: unknown,
     name: unknown,
     duplicates: DuplicatePolicy,
-  ): Map<string, Endpoint[]> | undefined {
+  ): PortEndpoints | undefined {
     const own = this.index.slicesOf(namespace, name);
     return own.length === 0 ? undefined : endpointsByPort(own, this.family, this.hostname, duplicates);
   }
@@ -58,7 +59,7 @@ export class SliceReader implements EndpointSource {
 /** One slice's endpoints, by port key, in endpoint order. */
 interface SliceEndpoints {
   readonly slice: EndpointSlice;
-  readonly byPort: Map<string, Endpoint[]>;
+  readonly byPort: PortEndpoints;
 }
 
 /**
@@ -95,7 +96,7 @@ export class PrebuiltEndpoints implements EndpointSource {
   add(slice: EndpointSlice, canonical: boolean, service: number): void {
     // Slices of the other family add no endpoints (addSliceEndpoints would skip them).
     if (slice.addressType !== this.family) return;
-    const byPort = new Map<string, Endpoint[]>();
+    const byPort = new PortEndpoints();
     addSliceEndpoints(byPort, slice, this.family, this.hostname, canonical);
     // Filled up to the index first: a store far past the end would turn the array into a
     // dictionary (slices need not come in their Services' order).
@@ -122,7 +123,7 @@ export class PrebuiltEndpoints implements EndpointSource {
     _namespace: unknown,
     _name: unknown,
     duplicates: DuplicatePolicy,
-  ): Map<string, Endpoint[]> | undefined {
+  ): PortEndpoints | undefined {
     const own = this.byService[index];
     if (own === undefined) return undefined;
     if (own.length === 1) {
@@ -134,21 +135,9 @@ export class PrebuiltEndpoints implements EndpointSource {
     }
     // Several slices are read in name order, into new lists (each slice's own stay as built).
     const ordered = [...own].sort((a, b) => bySliceName(a.slice, b.slice));
-    const byPort = new Map<string, Endpoint[]>();
-    for (let i = 0; i < ordered.length; i++) appendAll(byPort, (ordered[i] as SliceEndpoints).byPort);
+    const byPort = new PortEndpoints();
+    for (let i = 0; i < ordered.length; i++) byPort.appendAll((ordered[i] as SliceEndpoints).byPort);
     finishEndpoints(byPort, duplicates);
     return byPort;
-  }
-}
-
-/** Appends each port's list of `from` to that port's list in `into`. */
-function appendAll(into: Map<string, Endpoint[]>, from: Map<string, Endpoint[]>): void {
-  for (const [key, endpoints] of from) {
-    let list = into.get(key);
-    if (list === undefined) {
-      list = [];
-      into.set(key, list);
-    }
-    for (let i = 0; i < endpoints.length; i++) list.push(endpoints[i] as Endpoint);
   }
 }

@@ -6,6 +6,7 @@ import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
 import {
   type ClusterInput,
+  type Endpoint,
   type EndpointSlice,
   type IPFamily,
   prepareCluster,
@@ -15,10 +16,12 @@ import {
 import { resolveConfig } from "../../src/kube/config.js";
 import {
   endpointsByPort,
+  portKey,
   SERVICE_NAME_LABEL as SERVICE_NAME,
   sliceServiceKey,
 } from "../../src/kube/endpoints.js";
 import { UNSAFE_CHAR } from "../../src/kube/patterns.js";
+import { PortEndpoints } from "../../src/kube/port-endpoints.js";
 import { PrebuiltEndpoints, SliceReader } from "../../src/kube/prebuilt-endpoints.js";
 import { indexSlices } from "../../src/kube/slice-index.js";
 import { buildModel, modelFromInput } from "../../src/kube/to-model.js";
@@ -437,8 +440,8 @@ describe("endpoints built while validating (prepareCluster)", () => {
           "web",
           "prefer-local",
         );
-        // (No slice of the family: undefined from one, an empty map from the other.)
-        expect(fast ?? new Map()).toEqual(scanned ?? new Map());
+        // (No slice of the family: undefined from one, no ports from the other.)
+        expect(fast ?? new PortEndpoints()).toEqual(scanned ?? new PortEndpoints());
       }),
       { seed: SEED, numRuns: 2000 },
     );
@@ -488,6 +491,49 @@ describe("endpoints built while validating (prepareCluster)", () => {
         },
       ),
       { seed: SEED, numRuns: 400 },
+    );
+  });
+});
+
+describe("PortEndpoints: lists by port name and protocol, as a Map by portKey keeps them", () => {
+  const name = fc.constantFrom("", "http", "https", "h", "http\u0000TCP", "dns");
+  const protocol = fc.constantFrom("TCP", "UDP", "SCTP", "tcp", "udp", "Tcp", "sctp");
+  const endpoint = (n: number) => ({ ip: `10.0.0.${n}` }) as unknown as Endpoint;
+
+  test("the same lists found by of(), get(portKey) and in order, appended in the same order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, protocol), { maxLength: 12 }),
+        fc.array(fc.tuple(name, protocol), { maxLength: 6 }),
+        fc.array(fc.tuple(name, protocol), { maxLength: 8 }),
+        (adds, more, queries) => {
+          const lists = new PortEndpoints();
+          const reference = new Map<string, Endpoint[]>();
+          adds.forEach(([n, p], i) => {
+            lists.listOf(n, p).push(endpoint(i));
+            const key = portKey(n, p);
+            reference.set(key, [...(reference.get(key) ?? []), endpoint(i)]);
+          });
+          const other = new PortEndpoints();
+          more.forEach(([n, p], i) => {
+            other.listOf(n, p).push(endpoint(100 + i));
+          });
+          lists.appendAll(other);
+          more.forEach(([n, p], i) => {
+            const key = portKey(n, p);
+            reference.set(key, [...(reference.get(key) ?? []), endpoint(100 + i)]);
+          });
+          expect(lists.size).toBe(reference.size);
+          expect(Array.from({ length: lists.size }, (_, i) => lists.listAt(i))).toEqual([
+            ...reference.values(),
+          ]);
+          for (const [n, p] of [...adds, ...more, ...queries]) {
+            expect(lists.of(n, p)).toEqual(reference.get(portKey(n, p)));
+            expect(lists.get(portKey(n, p))).toEqual(reference.get(portKey(n, p)));
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 2000 },
     );
   });
 });
