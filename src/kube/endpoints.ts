@@ -9,6 +9,7 @@
 import { canonicalIP, familyOf, joinHostPort } from "../model/ip.js";
 import { scanIPv4 } from "../model/ip-scan.js";
 import type { Endpoint, IPFamily } from "../model/types.js";
+import { PortEndpoints, upperProtocol } from "./port-endpoints.js";
 import type { EndpointSlice, EndpointSliceEndpoint } from "./types.js";
 
 /** The label that ties an EndpointSlice to its Service. */
@@ -36,10 +37,7 @@ export function isSliceRead(slice: EndpointSlice): boolean {
 
 /** Key of a service port among its Service's ports: port name and upper-case protocol. */
 export function portKey(portName: string, protocol: string): string {
-  // Valid protocols are upper case already: no new string for them.
-  const upper =
-    protocol === "TCP" || protocol === "UDP" || protocol === "SCTP" ? protocol : protocol.toUpperCase();
-  return `${portName}\u0000${upper}`;
+  return `${portName}\u0000${upperProtocol(protocol)}`;
 }
 
 const EMPTY: readonly string[] = [];
@@ -120,8 +118,8 @@ function sortByEndpoint(list: Endpoint[]): void {
 export type DuplicatePolicy = "prefer-local" | "prefer-non-terminating";
 
 /**
- * The endpoints of every port of one Service, keyed by {@link portKey}, each list sorted by its
- * `ip:port` string.
+ * The endpoints of every port of one Service, by port name and protocol (`get` takes a
+ * {@link portKey}), each list sorted by its `ip:port` string.
  *
  * @param slices the Service's slices, in any order.
  * @param hostname kube-proxy's node name; `""` makes no endpoint local.
@@ -131,11 +129,11 @@ export function endpointsByPort(
   family: IPFamily,
   hostname: string,
   duplicates: DuplicatePolicy = "prefer-local",
-): Map<string, Endpoint[]> {
+): PortEndpoints {
   // Endpoints are collected in slice order and de-duplicated after the sort (copies are then
   // adjacent, in slice order, the sort being stable): cheaper than a Map per port keyed by
   // freshly built `ip:port` strings.
-  const byPort = new Map<string, Endpoint[]>();
+  const byPort = new PortEndpoints();
   // Nearly every Service has one slice: no copy, no sort.
   const ordered = slices.length < 2 ? slices : [...slices].sort(bySliceName);
   for (let i = 0; i < ordered.length; i++)
@@ -152,7 +150,7 @@ export function endpointsByPort(
  *   canonical form (strict IPv4 always is): they are then used as they are, not scanned again.
  */
 export function addSliceEndpoints(
-  byPort: Map<string, Endpoint[]>,
+  byPort: PortEndpoints,
   slice: EndpointSlice,
   family: IPFamily,
   hostname: string,
@@ -165,12 +163,7 @@ export function addSliceEndpoints(
     if (number === undefined || number === null || number === 0) continue;
     // kube-proxy skips a port with a nil name, but the API server defaults the name to "" (as it
     // does the protocol to TCP), so a port written without one is the unnamed port.
-    const key = portKey(port.name ?? "", port.protocol ?? "TCP");
-    let list = byPort.get(key);
-    if (list === undefined) {
-      list = [];
-      byPort.set(key, list);
-    }
+    const list = byPort.listOf(port.name ?? "", port.protocol ?? "TCP");
     // Once per port, not per endpoint.
     const suffix = `:${number}`;
     for (const ep of endpoints) {
@@ -196,8 +189,9 @@ export function addSliceEndpoints(
 }
 
 /** Sorts each port's list by `ip:port` and drops duplicates as `duplicates` says. */
-export function finishEndpoints(byPort: Map<string, Endpoint[]>, duplicates: DuplicatePolicy): void {
-  for (const list of byPort.values()) {
+export function finishEndpoints(byPort: PortEndpoints, duplicates: DuplicatePolicy): void {
+  for (let i = 0; i < byPort.size; i++) {
+    const list = byPort.listAt(i);
     sortByEndpoint(list);
     dedupeSorted(list, duplicates);
   }

@@ -76,6 +76,7 @@ export function prepareCluster(input: ClusterInput, options: PrepareOptions = {}
   }
   if (fatal || (options.strict === true && errors.length > 0)) return { model: null, problems };
   const services = without(input.services ?? [], badServices);
+  prebuilt.dropServices(badServices);
   const endpointSlices = without(input.endpointSlices ?? [], badSlices);
   const model = modelFromInput({ ...input, services, endpointSlices }, modelOptions, prebuilt);
   return { model, problems };

@@ -5,8 +5,8 @@
  * @module
  */
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
-import type { Endpoint, IPFamily, Protocol, ServicePort } from "../model/types.js";
-import { portKey } from "./endpoints.js";
+import type { IPFamily, Protocol, ServicePort } from "../model/types.js";
+import type { PortLookup } from "./port-endpoints.js";
 import type { Service, ServiceSpec } from "./types.js";
 
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
@@ -103,7 +103,7 @@ function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamil
 /**
  * The service ports of a Service for one family; `[]` when kube-proxy ignores the Service.
  *
- * @param endpoints the Service's endpoints by `portKey` (from `endpointsByPort`); without it,
+ * @param endpoints the Service's endpoints by port name and protocol (from `endpointsByPort`); without it,
  *   or for a port it lacks, the port has no endpoints. Passed in rather than spread in later
  *   so that model building makes one object per port, not two.
  * @param honorIPMode skip `ipMode: Proxy` ingress IPs (1.29+); releases before the field existed
@@ -116,7 +116,7 @@ function addressesOfFamily(texts: readonly string[] | undefined, family: IPFamil
 export function servicePortsOf(
   service: Service,
   family: IPFamily,
-  endpoints?: ReadonlyMap<string, readonly Endpoint[]>,
+  endpoints?: PortLookup,
   honorIPMode = true,
   allowExternalIPs = true,
 ): ServicePort[] {
@@ -136,7 +136,7 @@ export function pushServicePorts(
   service: Service,
   clusterIP: string,
   family: IPFamily,
-  endpoints: ReadonlyMap<string, readonly Endpoint[]> | undefined,
+  endpoints: PortLookup | undefined,
   honorIPMode: boolean,
   allowExternalIPs = true,
 ): void {
@@ -199,7 +199,7 @@ export function pushServicePorts(
       internalPolicyLocal,
       healthCheckNodePort,
       trafficDistribution,
-      endpoints: endpoints?.get(portKey(portName, protocol)) ?? NONE,
+      endpoints: endpoints?.of(portName, protocol) ?? NONE,
     });
   }
 }

@@ -64,7 +64,7 @@ function collectServicePorts(
     const clusterIP = handledClusterIP(service, family);
     if (clusterIP === null) continue;
     const meta = service.metadata;
-    const endpoints = endpointSource.endpointsOf(meta?.namespace, meta?.name, duplicates);
+    const endpoints = endpointSource.endpointsOf(i, meta?.namespace, meta?.name, duplicates);
     pushServicePorts(servicePorts, service, clusterIP, family, endpoints, honorIPMode, externalIPs);
   }
   return servicePorts;

@@ -163,25 +163,41 @@ export function choices(items: readonly string[], conjunction: "or" | "and" = "o
   return `${items.slice(0, -1).join(", ")} ${conjunction} ${items[items.length - 1] ?? ""}`;
 }
 
-/** A two-level map from namespace and name, so that lookups build no `namespace/name` strings. */
+/**
+ * A two-level map from namespace and name, so that lookups build no `namespace/name` strings.
+ * A namespace's first name is kept beside it, and a Map of the others made only when a second
+ * name comes: a namespace often holds one Service (and its slices), and a Map apiece cost more
+ * than the lookups.
+ */
 export class NamespacedIndex<T> {
-  private readonly byNamespace = new Map<string, Map<string, T>>();
+  private readonly byNamespace = new Map<string, Names<T>>();
 
   /** The value stored for `namespace/name`. */
   get(namespace: string, name: string): T | undefined {
-    return this.byNamespace.get(namespace)?.get(name);
+    const names = this.byNamespace.get(namespace);
+    if (names === undefined) return undefined;
+    return names.name === name ? names.value : names.more?.get(name);
   }
 
   /** Stores `value` unless the key is taken; returns the value already stored, if any. */
   add(namespace: string, name: string, value: T): T | undefined {
-    let names = this.byNamespace.get(namespace);
+    const names = this.byNamespace.get(namespace);
     if (names === undefined) {
-      names = new Map();
-      this.byNamespace.set(namespace, names);
+      this.byNamespace.set(namespace, { name, value, more: undefined });
+      return undefined;
     }
-    const existing = names.get(name);
+    if (names.name === name) return names.value;
+    if (names.more === undefined) names.more = new Map();
+    const existing = names.more.get(name);
     if (existing !== undefined) return existing;
-    names.set(name, value);
+    names.more.set(name, value);
     return undefined;
   }
+}
+
+/** The names of one namespace in a {@link NamespacedIndex}: the first, then a Map of the others. */
+interface Names<T> {
+  readonly name: string;
+  readonly value: T;
+  more: Map<string, T> | undefined;
 }

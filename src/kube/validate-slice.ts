@@ -48,6 +48,8 @@ type AddressType = (typeof ADDRESS_TYPES)[number];
  * @param services - the Services with a valid namespace and name, to check port names against
  * @param seen - the slices so far by namespace and name (index into `slices`), for duplicates
  * @param leftOut - where the Services left out as invalid are, by the names they are written with
+ * @returns the Service the slice's namespace and Service name label name, when kube-proxy reads
+ *   the slice for one of the Services with a valid namespace and name
  */
 export function validateEndpointSlice(
   r: Report,
@@ -56,9 +58,9 @@ export function validateEndpointSlice(
   services: NamespacedIndex<ServiceInfo>,
   seen: NamespacedIndex<number>,
   leftOut: NamespacedIndex<number>,
-): void {
+): ServiceInfo | undefined {
   const slice = objectAt(r, slices, index);
-  if (slice === undefined) return;
+  if (slice === undefined) return undefined;
   r.enter(index);
   const meta = validateMetadata(r, slice, dns1123Subdomain, "EndpointSlice name");
   // kube-proxy: a slice is read only with a kubernetes.io/service-name label (the API server does
@@ -126,6 +128,7 @@ export function validateEndpointSlice(
     }
   }
   r.leave();
+  return service;
 }
 
 function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressType | undefined): void {

@@ -8,6 +8,7 @@
 import type { Problem } from "../errors.js";
 import { traitsOfName } from "../model/profiles.js";
 import type { Profile } from "../model/types.js";
+import { isSliceRead, SERVICE_NAME_LABEL } from "./endpoints.js";
 import type { PrebuiltEndpoints } from "./prebuilt-endpoints.js";
 import type { EndpointSlice } from "./types.js";
 import { checkKnownKeys, validateConfig } from "./validate-config.js";
@@ -166,11 +167,23 @@ function validateSliceList(
   for (let i = 0; i < list.length; i++) {
     const errors = r.errorCount;
     const nonCanonical = r.nonCanonicalIPs;
-    validateEndpointSlice(r, list, i, services.valid, seen, services.leftOut);
+    const found = validateEndpointSlice(r, list, i, services.valid, seen, services.leftOut);
     // Only a slice without errors is sure to have the shape the model builder reads.
-    if (prebuilt !== undefined && r.errorCount === errors)
-      prebuilt.add(list[i] as EndpointSlice, r.nonCanonicalIPs === nonCanonical);
+    if (prebuilt === undefined || r.errorCount !== errors) continue;
+    const slice = list[i] as EndpointSlice;
+    const owner = found ?? ownerOf(slice, services.valid);
+    if (owner !== undefined) prebuilt.add(slice, r.nonCanonicalIPs === nonCanonical, owner.index);
   }
+}
+
+/**
+ * The Service kube-proxy reads a slice without errors for (`sliceServiceKey`), when the validator
+ * did not look it up: the slice carries a label kube-proxy's informers filter out, yet the model
+ * builder reads it (as `buildModel` does), or it names no valid Service.
+ */
+function ownerOf(slice: EndpointSlice, services: NamespacedIndex<ServiceInfo>): ServiceInfo | undefined {
+  if (!isSliceRead(slice)) return undefined;
+  return services.get(slice.metadata?.namespace ?? "", slice.metadata?.labels?.[SERVICE_NAME_LABEL] ?? "");
 }
 
 /** The cluster file's own shape (ours, not the API server's): known keys only. */

@@ -6,6 +6,7 @@ import ipaddr from "ipaddr.js";
 import { describe, expect, test } from "vitest";
 import {
   type ClusterInput,
+  type Endpoint,
   type EndpointSlice,
   type IPFamily,
   prepareCluster,
@@ -15,10 +16,12 @@ import {
 import { resolveConfig } from "../../src/kube/config.js";
 import {
   endpointsByPort,
+  portKey,
   SERVICE_NAME_LABEL as SERVICE_NAME,
   sliceServiceKey,
 } from "../../src/kube/endpoints.js";
 import { UNSAFE_CHAR } from "../../src/kube/patterns.js";
+import { PortEndpoints } from "../../src/kube/port-endpoints.js";
 import { PrebuiltEndpoints, SliceReader } from "../../src/kube/prebuilt-endpoints.js";
 import { indexSlices } from "../../src/kube/slice-index.js";
 import { buildModel, modelFromInput } from "../../src/kube/to-model.js";
@@ -421,19 +424,24 @@ describe("endpoints built while validating (prepareCluster)", () => {
         // Built while validating (each slice's addresses taken as they are when the validator
         // found them canonical) against read afterwards (every address scanned).
         const prebuilt = new PrebuiltEndpoints(family, "node-a");
-        const problems = validateAndPrebuild({ endpointSlices: list }, prebuilt);
+        const web = {
+          metadata: { name: "web", namespace: "default" },
+          spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80 }] },
+        };
+        const problems = validateAndPrebuild({ services: [web], endpointSlices: list }, prebuilt);
         const valid = list.filter(
           (_, i) =>
             !problems.some((p) => p.severity === "error" && p.path.startsWith(`endpointSlices[${i}]`)),
         );
-        const fast = prebuilt.endpointsOf("default", "web", "prefer-local");
+        const fast = prebuilt.endpointsOf(0, "default", "web", "prefer-local");
         const scanned = new SliceReader(valid, family, "node-a").endpointsOf(
+          0,
           "default",
           "web",
           "prefer-local",
         );
-        // (No slice of the family: undefined from one, an empty map from the other.)
-        expect(fast ?? new Map()).toEqual(scanned ?? new Map());
+        // (No slice of the family: undefined from one, no ports from the other.)
+        expect(fast ?? new PortEndpoints()).toEqual(scanned ?? new PortEndpoints());
       }),
       { seed: SEED, numRuns: 2000 },
     );
@@ -484,6 +492,85 @@ describe("endpoints built while validating (prepareCluster)", () => {
       ),
       { seed: SEED, numRuns: 400 },
     );
+  });
+});
+
+describe("PortEndpoints: lists by port name and protocol, as a Map by portKey keeps them", () => {
+  const name = fc.constantFrom("", "http", "https", "h", "http\u0000TCP", "dns");
+  const protocol = fc.constantFrom("TCP", "UDP", "SCTP", "tcp", "udp", "Tcp", "sctp");
+  const endpoint = (n: number) => ({ ip: `10.0.0.${n}` }) as unknown as Endpoint;
+
+  test("the same lists found by of(), get(portKey) and in order, appended in the same order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, protocol), { maxLength: 12 }),
+        fc.array(fc.tuple(name, protocol), { maxLength: 6 }),
+        fc.array(fc.tuple(name, protocol), { maxLength: 8 }),
+        (adds, more, queries) => {
+          const lists = new PortEndpoints();
+          const reference = new Map<string, Endpoint[]>();
+          adds.forEach(([n, p], i) => {
+            lists.listOf(n, p).push(endpoint(i));
+            const key = portKey(n, p);
+            reference.set(key, [...(reference.get(key) ?? []), endpoint(i)]);
+          });
+          const other = new PortEndpoints();
+          more.forEach(([n, p], i) => {
+            other.listOf(n, p).push(endpoint(100 + i));
+          });
+          lists.appendAll(other);
+          more.forEach(([n, p], i) => {
+            const key = portKey(n, p);
+            reference.set(key, [...(reference.get(key) ?? []), endpoint(100 + i)]);
+          });
+          expect(lists.size).toBe(reference.size);
+          expect(Array.from({ length: lists.size }, (_, i) => lists.listAt(i))).toEqual([
+            ...reference.values(),
+          ]);
+          for (const [n, p] of [...adds, ...more, ...queries]) {
+            expect(lists.of(n, p)).toEqual(reference.get(portKey(n, p)));
+            expect(lists.get(portKey(n, p))).toEqual(reference.get(portKey(n, p)));
+          }
+        },
+      ),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+});
+
+describe("endpoints built while validating, kept by Service", () => {
+  const service = (name: string, port = 80) => ({
+    metadata: { name, namespace: "default" },
+    spec: { clusterIP: "10.96.0.10", ports: [{ name: "http", port }] },
+  });
+  const slice = (name: string, service: string, address: string, labels: object = {}) => ({
+    metadata: { name, namespace: "default", labels: { [SERVICE_NAME]: service, ...labels } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: [address] }],
+    ports: [{ name: "http", port: 8080 }],
+  });
+
+  test("Services left out before a valid one do not shift its endpoints onto another", () => {
+    const input = {
+      config: { hostname: "node-a" },
+      // services[0] and [2] are invalid (a port out of range; a duplicate of services[1]).
+      services: [service("bad", 70000), service("web"), service("web"), service("api")],
+      endpointSlices: [
+        slice("bad-1", "bad", "10.0.0.1"),
+        slice("web-1", "web", "10.0.0.2"),
+        slice("api-1", "api", "10.0.0.3"),
+        // Read by the model builder though kube-proxy's informers filter the label out.
+        slice("api-2", "api", "10.0.0.4", { "service.kubernetes.io/headless": "" }),
+        slice("none-1", "none", "10.0.0.5"),
+      ],
+    } as unknown as ClusterInput;
+    const valid = { ...input, services: [service("web"), service("api")] } as unknown as ClusterInput;
+    const prepared = prepareCluster(input).model;
+    expect(prepared).toEqual(modelFromInput(valid));
+    expect(prepared?.servicePorts.map((p) => [p.name, p.endpoints.map((e) => e.ip)])).toEqual([
+      ["web", ["10.0.0.2"]],
+      ["api", ["10.0.0.3", "10.0.0.4"]],
+    ]);
   });
 });
 
