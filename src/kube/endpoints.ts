@@ -11,6 +11,7 @@ import { scanIPv4 } from "../model/ip-scan.js";
 import type { Endpoint, IPFamily } from "../model/types.js";
 import { PortEndpoints, upperProtocol } from "./port-endpoints.js";
 import type { EndpointSlice, EndpointSliceEndpoint } from "./types.js";
+import { unwatchedLabel } from "./unwatched-labels.js";
 
 /** The label that ties an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -23,13 +24,12 @@ export function sliceServiceKey(slice: EndpointSlice): string | null {
 }
 
 /**
- * Whether kube-proxy reads a slice: it has a namespace and a Service name label, and no
- * `service-proxy-name` label (see {@link sliceServiceKey}).
+ * Whether kube-proxy reads a slice: it has a namespace and a Service name label, and none of the
+ * labels its informers filter out (`service-proxy-name`, `headless`; see {@link sliceServiceKey}).
  */
 export function isSliceRead(slice: EndpointSlice): boolean {
   const labels = slice.metadata?.labels;
-  // `labels: null` is JSON for "no labels", as Go decodes it.
-  if (labels != null && "service.kubernetes.io/service-proxy-name" in labels) return false;
+  if (unwatchedLabel(labels) !== null) return false;
   const namespace = slice.metadata?.namespace ?? "";
   const service = labels?.[SERVICE_NAME_LABEL] ?? "";
   return namespace !== "" && service !== "";

@@ -8,24 +8,14 @@ import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
 import type { IPFamily, Protocol, ServicePort } from "../model/types.js";
 import type { PortLookup } from "./port-endpoints.js";
 import type { Service, ServiceSpec } from "./types.js";
+import { unwatchedLabel } from "./unwatched-labels.js";
 
 const DEFAULT_AFFINITY_TIMEOUT = 10800;
 
-/** Labels that make kube-proxy's informers ignore an object. */
-export const IGNORED_OBJECT_LABELS: readonly string[] = [
-  "service.kubernetes.io/service-proxy-name",
-  "service.kubernetes.io/headless",
-];
-
 /** Why kube-proxy ignores a Service whatever the family, or `null`. */
 function ignoredReason(service: Service): string | null {
-  const labels = service.metadata?.labels;
-  // `labels: null` is JSON for "no labels", as Go decodes it.
-  if (labels != null) {
-    for (const label of IGNORED_OBJECT_LABELS) {
-      if (label in labels) return `it carries the label ${label}`;
-    }
-  }
+  const label = unwatchedLabel(service.metadata?.labels);
+  if (label !== null) return `it carries the label ${label}`;
   const spec: ServiceSpec = service.spec ?? {};
   if (spec.type === "ExternalName") return "it is an ExternalName Service";
   if (spec.clusterIP === undefined || spec.clusterIP === "" || spec.clusterIP === "None") {

@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { UNWATCHED_LABELS } from "./unwatched-labels.js";
 import {
   asObject,
   asRequired,
@@ -15,15 +17,6 @@ import {
 } from "./validate-fields.js";
 import { dns1123Label, type NameRule } from "./validate-names.js";
 import type { JsonObject, Report } from "./validate-report.js";
-
-/**
- * Labels that make kube-proxy's informers ignore an object (`pkg/proxy` label selectors). kube-proxy,
- * not the API server: such objects are valid and stored.
- */
-const UNWATCHED_LABELS: readonly string[] = [
-  "service.kubernetes.io/service-proxy-name",
-  "service.kubernetes.io/headless",
-];
 
 /** What the object validators need from `metadata`. */
 export interface MetadataFacts {

@@ -178,8 +178,8 @@ function validateSliceList(
 
 /**
  * The Service kube-proxy reads a slice without errors for (`sliceServiceKey`), when the validator
- * did not look it up: the slice carries a label kube-proxy's informers filter out, yet the model
- * builder reads it (as `buildModel` does), or it names no valid Service.
+ * did not look it up; `undefined` for a slice carrying a label kube-proxy's informers filter out
+ * (the model builder skips it as well) or naming no valid Service.
  */
 function ownerOf(slice: EndpointSlice, services: NamespacedIndex<ServiceInfo>): ServiceInfo | undefined {
   if (!isSliceRead(slice)) return undefined;

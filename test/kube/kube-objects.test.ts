@@ -493,3 +493,29 @@ describe("Endpoints and slices of the same Service", () => {
     expect(merged.skipped?.map((s) => `${s.source} ${s.path}`)).toEqual(["0.yaml ", "1.yaml ", "2.yaml "]);
   });
 });
+
+describe("objects kube-proxy's informers filter out by label", () => {
+  // kube-proxy lists Services and EndpointSlices with one selector: neither
+  // service.kubernetes.io/service-proxy-name nor service.kubernetes.io/headless may be present.
+  const labelled = (label: string) => {
+    const s = slice("web", "10.244.0.9");
+    return {
+      ...s,
+      metadata: { ...s.metadata, name: "web-hidden", labels: { ...s.metadata.labels, [label]: "" } },
+    };
+  };
+  test.each(["service.kubernetes.io/headless", "service.kubernetes.io/service-proxy-name"])(
+    "a slice labelled %s adds no endpoint, with a note where it is",
+    (label) => {
+      const input = {
+        services: [service("web")],
+        endpointSlices: [slice("web", "10.244.0.5"), labelled(label)],
+      } as unknown as ClusterInput;
+      expect(modelEndpoints(input)).toEqual(["default/web:http -> 10.244.0.5:8080 ready"]);
+      const { problems } = prepareCluster(input);
+      expect(problems.map((p) => `${p.code} ${p.path}`)).toContain(
+        `SKIPPED endpointSlices[1].metadata.labels[${JSON.stringify(label)}]`,
+      );
+    },
+  );
+});
