@@ -5,10 +5,17 @@ import {
   type ClusterModel,
   createGenerator,
   type Endpoint,
+  formatSave,
   type Generator,
   generateRestoreText,
+  generateRules,
+  generateSaveText,
+  generateState,
+  type RuleSet,
   type ServicePort,
 } from "../../src/index.js";
+import { createContext } from "../../src/iptables/context.js";
+import { stateAfterFullSync } from "../../src/iptables/index.js";
 import { samePort } from "../../src/iptables/same-port.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { randomCluster } from "../support/random-cluster.js";
@@ -179,5 +186,47 @@ describe("samePort", () => {
   it("sees an endpoint added or removed", () => {
     expect(samePort(port, { ...port, endpoints: port.endpoints.slice(1) })).toBe(false);
     expect(samePort(port, { ...port, endpoints: [...port.endpoints, endpoint] })).toBe(false);
+  });
+});
+
+describe("generateState", () => {
+  const natChainsOf = (ruleSet: RuleSet): string[] =>
+    ruleSet.tables.find((t) => t.name === "nat")?.chains.map((d) => d.name) ?? [];
+
+  it("is the state the payload leaves on an empty kernel, built in one pass", () => {
+    for (let seed = 300; seed < 330; seed++) {
+      const model = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
+      const traits = createContext(model).traits;
+      expect(generateState(model)).toEqual(stateAfterFullSync(generateRules(model), traits));
+      // Stale chains of an earlier cluster are declared, deleted, and gone from the state.
+      const before = modelFromInput(randomCluster(seed + 1000, { family: model.config.ipFamily }));
+      const options = { existingChains: [...natChainsOf(generateRules(before)), "KUBE-MARK-DROP", "OTHER"] };
+      const state = generateState(model, options);
+      expect(state).toEqual(stateAfterFullSync(generateRules(model, options), traits));
+      expect(formatSave(state)).toBe(generateSaveText(model, options));
+    }
+  });
+
+  it("prints the same save text from its rules' own shapes as from their arguments alone", () => {
+    for (let seed = 400; seed < 430; seed++) {
+      const model = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
+      const state = generateState(model);
+      // A structured clone is plain data: its rules are recognized by their arguments (or
+      // canonicalized), as a parsed dump's are.
+      const plain = structuredClone(state);
+      for (const backend of ["nft", "legacy"] as const) {
+        for (const counters of [false, true]) {
+          expect(formatSave(state, { backend, counters })).toBe(formatSave(plain, { backend, counters }));
+        }
+      }
+    }
+  });
+
+  it("keeps a rule object's shape out of its data", () => {
+    const model = modelFromInput(randomCluster(5));
+    const rule = generateState(model).tables[1]?.entries.at(-1);
+    expect(rule).toBeDefined();
+    expect(Object.keys(rule ?? {})).toEqual(["kind", "op", "chain", "args"]);
+    expect(JSON.parse(JSON.stringify(rule))).toEqual({ ...rule });
   });
 });

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { appendRule, type Rule } from "../../ir/types.js";
-import { shapeArgs } from "../shape/print.js";
+import type { Rule } from "../../ir/types.js";
+import { shapedRule } from "../print/shaped-rule.js";
 import type { PortRuleSink } from "../shape/sink.js";
 import type { RuleShape } from "../shape/types.js";
 import type { ServicePortRules } from "./block.js";
@@ -27,12 +27,12 @@ export class RuleBlockSink implements PortRuleSink {
 
   /** A filter rule. */
   filter(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.#filter.push(appendRule(chain, shapeArgs(shape, values)));
+    this.#filter.push(shapedRule(shape, chain, values));
   }
 
   /** A rule in a shared nat chain. */
   jump(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.#shared.push(appendRule(chain, shapeArgs(shape, values)));
+    this.#shared.push(shapedRule(shape, chain, values));
   }
 
   /** One of the port's own nat chains. */
@@ -42,7 +42,7 @@ export class RuleBlockSink implements PortRuleSink {
 
   /** A rule in one of the port's own chains. */
   rule(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.#rules.push(appendRule(chain, shapeArgs(shape, values)));
+    this.#rules.push(shapedRule(shape, chain, values));
   }
 
   /** The block written since the last call. */
