@@ -50,7 +50,12 @@ export function shapedRule(shape: RuleShape, chain: string, values: readonly str
 /** Per shape, the first position in its arguments of each slot (-1: not printed). */
 const slotPositions = new WeakMap<RuleShape, Int32Array>();
 
+let lastShape: RuleShape | null = null;
+let lastPositions: Int32Array = new Int32Array(0);
+
 function positionsOf(shape: RuleShape): Int32Array {
+  // Neighbouring rules often share a shape (a policy chain's balancing rules).
+  if (shape === lastShape) return lastPositions;
   let positions = slotPositions.get(shape);
   if (positions === undefined) {
     positions = new Int32Array(shape.slots).fill(-1);
@@ -60,6 +65,8 @@ function positionsOf(shape: RuleShape): Int32Array {
     }
     slotPositions.set(shape, positions);
   }
+  lastShape = shape;
+  lastPositions = positions;
   return positions;
 }
 
