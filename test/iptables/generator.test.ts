@@ -195,7 +195,10 @@ describe("generateState", () => {
 
   it("is the state the payload leaves on an empty kernel, built in one pass", () => {
     for (let seed = 300; seed < 330; seed++) {
-      const model = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
+      const random = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
+      // Every third model in the v1.22 layout (KUBE-XLB chains, other jumps and targets).
+      const model =
+        seed % 3 === 0 ? { ...random, config: { ...random.config, profile: "v1.22" as const } } : random;
       const traits = createContext(model).traits;
       expect(generateState(model)).toEqual(stateAfterFullSync(generateRules(model), traits));
       // Stale chains of an earlier cluster are declared, deleted, and gone from the state.
@@ -205,28 +208,5 @@ describe("generateState", () => {
       expect(state).toEqual(stateAfterFullSync(generateRules(model, options), traits));
       expect(formatSave(state)).toBe(generateSaveText(model, options));
     }
-  });
-
-  it("prints the same save text from its rules' own shapes as from their arguments alone", () => {
-    for (let seed = 400; seed < 430; seed++) {
-      const model = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
-      const state = generateState(model);
-      // A structured clone is plain data: its rules are recognized by their arguments (or
-      // canonicalized), as a parsed dump's are.
-      const plain = structuredClone(state);
-      for (const backend of ["nft", "legacy"] as const) {
-        for (const counters of [false, true]) {
-          expect(formatSave(state, { backend, counters })).toBe(formatSave(plain, { backend, counters }));
-        }
-      }
-    }
-  });
-
-  it("keeps a rule object's shape out of its data", () => {
-    const model = modelFromInput(randomCluster(5));
-    const rule = generateState(model).tables[1]?.entries.at(-1);
-    expect(rule).toBeDefined();
-    expect(Object.keys(rule ?? {})).toEqual(["kind", "op", "chain", "args"]);
-    expect(JSON.parse(JSON.stringify(rule))).toEqual({ ...rule });
   });
 });

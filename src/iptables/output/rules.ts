@@ -28,11 +28,11 @@ import {
   nodePortsTailRules,
 } from "../base-chains.js";
 import { createContext, type GenerationContext } from "../context.js";
-import { shapedRule } from "../print/shaped-rule.js";
 import type { PortRuleSink } from "../shape/sink.js";
 import type { RuleShape } from "../shape/types.js";
 import { checkWritable } from "../unsafe-text.js";
 import type { ServicePortRules } from "./block.js";
+import { ruleOf } from "./rules-sink.js";
 import { writePort } from "./write-port.js";
 
 /**
@@ -156,11 +156,11 @@ class PayloadBuilder implements PortRuleSink {
   }
 
   filter(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.filterEntries.push(shapedRule(shape, chain, values));
+    this.filterEntries.push(ruleOf(shape, chain, values));
   }
 
   jump(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.natEntries.push(shapedRule(shape, chain, values));
+    this.natEntries.push(ruleOf(shape, chain, values));
   }
 
   chain(name: string): void {
@@ -168,7 +168,7 @@ class PayloadBuilder implements PortRuleSink {
   }
 
   rule(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.#pending.push(shapedRule(shape, chain, values));
+    this.#pending.push(ruleOf(shape, chain, values));
   }
 
   /** Writes one service port (see `writePort`) and files its rules. */

@@ -19,7 +19,6 @@ import {
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../canonical/canonicalize.js";
 import { canonicalSaveLines, expandedSaveLines } from "../shape/general.js";
 import { matchSaveLine } from "../shape/match.js";
-import { shapedSaveLine } from "./shaped-rule.js";
 
 /**
  * Options of {@link formatSave}.
@@ -76,8 +75,7 @@ export function saveLinesOfRule(
 
 /**
  * Prints one rule onto `lines`: rules in kube-proxy's shapes (nearly all of a generated state,
- * and of a node's dump) from their derived save layout (a generated rule's own shape, or the
- * shape its arguments match), the rest through the canonicalizer.
+ * and of a node's dump) from their derived save layout, the rest through the canonicalizer.
  * Returns the problem of a rule iptables would refuse.
  */
 function printRule(
@@ -90,11 +88,14 @@ function printRule(
 ): KubeIptablesError | null {
   const counters = withCounters ? (rule.counters ?? ZERO_COUNTERS) : undefined;
   const args = rule.args;
-  const lineHead = counters === undefined ? head : `[${counters.packets}:${counters.bytes}] ${head}`;
-  // A rule the writers built knows its shape; any other is recognized by its arguments.
-  const line =
-    shapedSaveLine(rule, lineHead, family, backend) ??
-    matchSaveLine(lineHead, args, 0, args.length, family, backend);
+  const line = matchSaveLine(
+    counters === undefined ? head : `[${counters.packets}:${counters.bytes}] ${head}`,
+    args,
+    0,
+    args.length,
+    family,
+    backend,
+  );
   if (line !== null) {
     lines.push(line);
     return null;
