@@ -5,10 +5,17 @@ import {
   type ClusterModel,
   createGenerator,
   type Endpoint,
+  formatSave,
   type Generator,
   generateRestoreText,
+  generateRules,
+  generateSaveText,
+  generateState,
+  type RuleSet,
   type ServicePort,
 } from "../../src/index.js";
+import { createContext } from "../../src/iptables/context.js";
+import { stateAfterFullSync } from "../../src/iptables/index.js";
 import { samePort } from "../../src/iptables/same-port.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { randomCluster } from "../support/random-cluster.js";
@@ -69,6 +76,82 @@ describe("createGenerator", () => {
   });
 });
 
+describe("createGenerator: reusing the whole payload", () => {
+  /** The text, or the message of the error, of one generation. */
+  function outcome(generate: () => string): string {
+    try {
+      return generate();
+    } catch (error) {
+      return `error: ${(error as Error).message}`;
+    }
+  }
+
+  /** Primes a generator with `model`, then expects `next` printed as a fresh generation prints it. */
+  function expectAfter(model: ClusterModel, next: ClusterModel): string {
+    const generator = createGenerator();
+    generator.restoreText(model);
+    const text = outcome(() => generator.restoreText(next));
+    expect(text).toBe(outcome(() => generateRestoreText(next)));
+    return text;
+  }
+
+  // A model with node ports, external IPs, source ranges and endpoints of every kind.
+  const model = modelFromInput(randomCluster(3));
+  const index = model.servicePorts.findIndex((p) => p.endpoints.length > 0);
+  const port = model.servicePorts[index] as ServicePort;
+  const endpoint = port.endpoints[0] as Endpoint;
+  const withPort = (changed: ServicePort): ClusterModel => ({
+    ...model,
+    servicePorts: model.servicePorts.map((p, i) => (i === index ? changed : p)),
+  });
+
+  it("returns the last payload for a model of equal data, and rebuilds none of it", () => {
+    const generator = createGenerator();
+    const text = generator.restoreText(model);
+    expect(generator.restoreText(structuredClone(model))).toBe(text);
+    expect(generator.restoreText(model)).toBe(text);
+  });
+
+  it.each(Object.keys(port).filter((k) => k !== "endpoints"))("prints a change of one port's %s", (key) => {
+    const changed = withPort({ ...port, [key]: perturb(port[key as keyof ServicePort]) } as ServicePort);
+    expectAfter(model, changed);
+  });
+
+  it.each(Object.keys(endpoint))("prints a change of one endpoint's %s", (key) => {
+    const changedEndpoint = { ...endpoint, [key]: perturb(endpoint[key as keyof Endpoint]) } as Endpoint;
+    expectAfter(model, withPort({ ...port, endpoints: [changedEndpoint, ...port.endpoints.slice(1)] }));
+  });
+
+  it("follows ports that moved, were renamed, added or removed", () => {
+    const ports = model.servicePorts;
+    expect(ports.length).toBeGreaterThan(2);
+    // The same ports in another model order: the generation order, and so the payload, is the same.
+    expect(expectAfter(model, { ...model, servicePorts: [...ports].reverse() })).toBe(
+      generateRestoreText(model),
+    );
+    // A port renamed in place moves in the generation order.
+    const renamed = { ...port, name: "zzz-last", portName: "aaa" };
+    expectAfter(model, withPort(renamed));
+    expectAfter(withPort(renamed), model);
+    // Removed from the front (every later port shifts), added at the end.
+    expectAfter(model, { ...model, servicePorts: ports.slice(1) });
+    expectAfter(model, { ...model, servicePorts: [...ports, { ...port, name: "added" }] });
+    expectAfter(model, { ...model, servicePorts: [] });
+    expectAfter({ ...model, servicePorts: [] }, model);
+  });
+
+  it("reports a refused port as a fresh generation does, and forgets nothing it printed", () => {
+    const generator = createGenerator();
+    const text = generator.restoreText(model);
+    // Two ports refused (a line break in a printed string): the first in generation order is named.
+    const bad = model.servicePorts.map((p) => ({ ...p, clusterIP: `${p.clusterIP}\n` }));
+    const refused = { ...model, servicePorts: bad };
+    expect(outcome(() => generator.restoreText(refused))).toBe(outcome(() => generateRestoreText(refused)));
+    expect(outcome(() => generator.restoreText(refused))).toMatch(/^error: /);
+    expect(generator.restoreText(structuredClone(model))).toBe(text);
+  });
+});
+
 /** A different value of the same type. */
 function perturb(value: unknown): unknown {
   if (typeof value === "string") return `${value}x`;
@@ -103,5 +186,27 @@ describe("samePort", () => {
   it("sees an endpoint added or removed", () => {
     expect(samePort(port, { ...port, endpoints: port.endpoints.slice(1) })).toBe(false);
     expect(samePort(port, { ...port, endpoints: [...port.endpoints, endpoint] })).toBe(false);
+  });
+});
+
+describe("generateState", () => {
+  const natChainsOf = (ruleSet: RuleSet): string[] =>
+    ruleSet.tables.find((t) => t.name === "nat")?.chains.map((d) => d.name) ?? [];
+
+  it("is the state the payload leaves on an empty kernel, built in one pass", () => {
+    for (let seed = 300; seed < 330; seed++) {
+      const random = modelFromInput(randomCluster(seed, { largeRate: seed % 7 === 0 ? 1 : 0.05 }));
+      // Every third model in the v1.22 layout (KUBE-XLB chains, other jumps and targets).
+      const model =
+        seed % 3 === 0 ? { ...random, config: { ...random.config, profile: "v1.22" as const } } : random;
+      const traits = createContext(model).traits;
+      expect(generateState(model)).toEqual(stateAfterFullSync(generateRules(model), traits));
+      // Stale chains of an earlier cluster are declared, deleted, and gone from the state.
+      const before = modelFromInput(randomCluster(seed + 1000, { family: model.config.ipFamily }));
+      const options = { existingChains: [...natChainsOf(generateRules(before)), "KUBE-MARK-DROP", "OTHER"] };
+      const state = generateState(model, options);
+      expect(state).toEqual(stateAfterFullSync(generateRules(model, options), traits));
+      expect(formatSave(state)).toBe(generateSaveText(model, options));
+    }
   });
 });

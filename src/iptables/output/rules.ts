@@ -14,7 +14,7 @@ import {
   type Table,
 } from "../../ir/types.js";
 import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../../model/profiles.js";
-import type { ClusterModel } from "../../model/types.js";
+import type { ClusterModel, ServicePort } from "../../model/types.js";
 import { isServiceChain } from "../../naming/kube-chains.js";
 import { sortServicePorts } from "../../plan/service-port-order.js";
 import {
@@ -28,10 +28,12 @@ import {
   nodePortsTailRules,
 } from "../base-chains.js";
 import { createContext, type GenerationContext } from "../context.js";
+import type { PortRuleSink } from "../shape/sink.js";
+import type { RuleShape } from "../shape/types.js";
 import { checkWritable } from "../unsafe-text.js";
 import type { ServicePortRules } from "./block.js";
-import { RuleBlockSink } from "./rules-sink.js";
-import { servicePortRules } from "./write-port.js";
+import { ruleOf } from "./rules-sink.js";
+import { writePort } from "./write-port.js";
 
 /**
  * Options of {@link generateRules}.
@@ -117,41 +119,92 @@ export function payloadTail(
   return { filterRules: forwardRules(ctx), natChains, natEntries };
 }
 
+/** Whether an entry is a plain append (what a state keeps of a payload). */
+function isAppend(entry: Entry): entry is Rule {
+  return entry.kind === "rule" && entry.op === "-A";
+}
+
 /**
- * Collects per-service-port blocks into the payload's entry lists. Blocks are added as they are
- * built, so that their own small arrays die young instead of surviving to a final assembly.
+ * Collects the payload's entry lists: the fixed head, then each service port's rules as its
+ * writers write them (it is their sink) or as a remembered block, then the fixed tail. Rules go
+ * straight into the table's lists, so that no per-port array is made and a 10k-service payload's
+ * ~320,000 rules are each pushed once.
  */
-class PayloadBuilder {
+class PayloadBuilder implements PortRuleSink {
   readonly filterChains: ChainDeclaration[];
   readonly filterEntries: Entry[];
   readonly natEntries: Entry[];
-  readonly natDecls: ChainDeclaration[];
+  /** The fixed nat chains, then the service ports' chains. */
+  readonly natChains: string[];
+  /** The current port's rules in its own chains, which follow its shared-chain rules. */
+  readonly #pending: Rule[] = [];
 
-  constructor(ctx: GenerationContext) {
+  /**
+   * @param jumps - For a state: the jumps from the built-in chains, which come first, and only
+   *   the head's appends are kept (a payload's other commands leave nothing in the kernel).
+   */
+  constructor(
+    ctx: GenerationContext,
+    jumps: { readonly filter: Rule[]; readonly nat: Rule[] } | null = null,
+  ) {
     const head = payloadHead(ctx);
     this.filterChains = head.filterChains;
-    this.filterEntries = head.filterRules;
-    this.natEntries = head.natRules;
-    this.natDecls = head.natChains;
+    this.natChains = head.natChains.map((d) => d.name);
+    this.filterEntries =
+      jumps === null ? head.filterRules : [...jumps.filter, ...head.filterRules.filter(isAppend)];
+    this.natEntries = jumps === null ? head.natRules : [...jumps.nat, ...head.natRules.filter(isAppend)];
   }
 
+  filter(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.filterEntries.push(ruleOf(shape, chain, values));
+  }
+
+  jump(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.natEntries.push(ruleOf(shape, chain, values));
+  }
+
+  chain(name: string): void {
+    this.natChains.push(name);
+  }
+
+  rule(shape: RuleShape, chain: string, values: readonly string[]): void {
+    this.#pending.push(ruleOf(shape, chain, values));
+  }
+
+  /** Writes one service port (see `writePort`) and files its rules. */
+  write(port: ServicePort, ctx: GenerationContext): void {
+    writePort(port, ctx, this);
+    const pending = this.#pending;
+    const natEntries = this.natEntries;
+    for (let i = 0; i < pending.length; i++) natEntries.push(pending[i] as Rule);
+    pending.length = 0;
+  }
+
+  /** Files a remembered block. */
   add(block: ServicePortRules): void {
     // Indexed loops: these run once per rule of the payload (~320,000 for 10k services).
-    const { filterEntries, natEntries, natDecls } = this;
-    const { filter, natShared, natChainRules, natChains } = block;
+    const { filterEntries, natEntries, natChains } = this;
+    const { filter, natShared, natChainRules } = block;
     for (let i = 0; i < filter.length; i++) filterEntries.push(filter[i] as Rule);
     for (let i = 0; i < natShared.length; i++) natEntries.push(natShared[i] as Rule);
     for (let i = 0; i < natChainRules.length; i++) natEntries.push(natChainRules[i] as Rule);
-    for (let i = 0; i < natChains.length; i++) natDecls.push(userChain(natChains[i] as string));
+    for (let i = 0; i < block.natChains.length; i++) natChains.push(block.natChains[i] as string);
   }
 
-  finish(ctx: GenerationContext, existingChains: readonly string[]): RuleSet {
-    const { filterChains, filterEntries, natEntries, natDecls } = this;
+  /** The fixed tail, with the stale chains among `existingChains`. */
+  tail(ctx: GenerationContext, existingChains: readonly string[]): PayloadTail {
     let active: Set<string> | null = null;
-    const tail = payloadTail(ctx, existingChains, (chain) => {
-      active ??= new Set(natDecls.map((d) => d.name));
+    return payloadTail(ctx, existingChains, (chain) => {
+      active ??= new Set(this.natChains);
       return active.has(chain);
     });
+  }
+
+  /** The payload. */
+  payload(ctx: GenerationContext, existingChains: readonly string[]): RuleSet {
+    const { filterChains, filterEntries, natEntries } = this;
+    const tail = this.tail(ctx, existingChains);
+    const natDecls = this.natChains.map(userChain);
     for (const rule of tail.filterRules) filterEntries.push(rule);
     for (const decl of tail.natChains) natDecls.push(decl);
     for (const entry of tail.natEntries) natEntries.push(entry);
@@ -163,6 +216,66 @@ class PayloadBuilder {
       ],
     };
   }
+
+  /**
+   * The state after the jumps (given to the constructor) are ensured and the payload is
+   * restored on an empty kernel: what {@link stateAfterFullSync} makes of {@link payload}, built
+   * without the payload (its `-A` rules are the state's, in the same order).
+   */
+  state(ctx: GenerationContext, existingChains: readonly string[]): RuleSet {
+    const tail = this.tail(ctx, existingChains);
+    // The stale chains are declared and deleted (-X): the kernel is left without them.
+    const deleted = new Set<string>();
+    for (const decl of tail.natChains) deleted.add(decl.name);
+    const targets = jumpTargetChains(ctx.traits);
+    // The head's appends were kept by the constructor, and the writers' rules are appends.
+    const { filterEntries, natEntries } = this;
+    for (const rule of tail.filterRules) if (isAppend(rule)) filterEntries.push(rule);
+    for (const entry of tail.natEntries) if (isAppend(entry)) natEntries.push(entry);
+    const filterNames = this.filterChains.map((d) => d.name);
+    return {
+      family: ctx.family,
+      tables: [
+        {
+          name: "filter",
+          chains: stateChains("filter", targets.filter, filterNames, deleted),
+          entries: filterEntries,
+        },
+        {
+          name: "nat",
+          chains: stateChains("nat", targets.nat, this.natChains, deleted),
+          entries: natEntries,
+        },
+      ],
+    };
+  }
+}
+
+/**
+ * A state table's chains: the built-ins (policy ACCEPT, zero counters), then the jump targets
+ * and the declared chains in that order, each once, without the deleted ones.
+ */
+function stateChains(
+  table: "filter" | "nat",
+  targets: readonly string[],
+  declared: readonly string[],
+  deleted: ReadonlySet<string>,
+): ChainDeclaration[] {
+  const chains: ChainDeclaration[] = (BUILTIN_CHAINS[table] ?? []).map((name) => ({
+    name,
+    policy: "ACCEPT",
+    counters: { packets: 0n, bytes: 0n },
+  }));
+  const seen = new Set<string>();
+  for (const list of [targets, declared]) {
+    for (let i = 0; i < list.length; i++) {
+      const name = list[i] as string;
+      if (seen.has(name) || deleted.has(name)) continue;
+      seen.add(name);
+      chains.push(userChain(name));
+    }
+  }
+  return chains;
 }
 
 /**
@@ -176,7 +289,7 @@ export function assemblePayload(
 ): RuleSet {
   const builder = new PayloadBuilder(ctx);
   for (const block of blocks) builder.add(block);
-  return builder.finish(ctx, existingChains);
+  return builder.payload(ctx, existingChains);
 }
 
 /**
@@ -189,22 +302,35 @@ export function assemblePayload(
 export function generateRules(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
   const ctx = createContext(model, options.traits);
   const builder = new PayloadBuilder(ctx);
-  const sink = new RuleBlockSink();
-  for (const port of sortServicePorts(model.servicePorts)) builder.add(servicePortRules(port, ctx, sink));
-  return builder.finish(ctx, options.existingChains ?? []);
+  for (const port of sortServicePorts(model.servicePorts)) builder.write(port, ctx);
+  return builder.payload(ctx, options.existingChains ?? []);
 }
 
 /**
  * The kernel state after kube-proxy's first full sync on an empty kernel: built-in chains, the
  * jumps into kube-proxy's chains, and the payload. This is what `formatSave` prints as
- * `iptables-save` would.
+ * `iptables-save` would: `stateAfterFullSync(generateRules(model, options))`, built in one pass.
  *
  * @example
  * formatSave(generateState(model)).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
  */
 export function generateState(model: ClusterModel, options: GenerateOptions = {}): RuleSet {
-  const traits = createContext(model, options.traits).traits;
-  return stateAfterFullSync(generateRules(model, options), traits);
+  const ctx = createContext(model, options.traits);
+  const builder = new PayloadBuilder(ctx, stateJumps(ctx.traits));
+  for (const port of sortServicePorts(model.servicePorts)) builder.write(port, ctx);
+  return builder.state(ctx, options.existingChains ?? []);
+}
+
+/** The jumps from the built-in chains that a state starts each table with (last ensured first). */
+function stateJumps(traits: ProfileTraits): { filter: Rule[]; nat: Rule[] } {
+  const jumps = builtinJumps(traits);
+  const out = { filter: [] as Rule[], nat: [] as Rule[] };
+  for (let i = jumps.length - 1; i >= 0; i--) {
+    const jump = jumps[i];
+    if (jump !== undefined && (jump.table === "filter" || jump.table === "nat"))
+      out[jump.table].push(jump.rule);
+  }
+  return out;
 }
 
 /**

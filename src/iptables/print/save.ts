@@ -41,7 +41,10 @@ export interface FormatSaveOptions {
  */
 interface ChainText {
   declaration: ChainDeclaration | null;
-  readonly runs: string[];
+  /** The first run ("" until there is one): most chains have one, and need no list. */
+  run: string;
+  /** The runs after the first. */
+  more: string[] | null;
   problem: KubeIptablesError | null;
 }
 
@@ -141,7 +144,7 @@ function pushTable(
   const chainOf = (name: string): ChainText => {
     let chain = chains.get(name);
     if (chain === undefined) {
-      chain = { declaration: null, runs: [], problem: null };
+      chain = { declaration: null, run: "", more: null, problem: null };
       chains.set(name, chain);
     }
     return chain;
@@ -157,7 +160,10 @@ function pushTable(
   const endRun = (): void => {
     if (run !== null && lines.length > 0) {
       lines.push("");
-      run.runs.push(lines.join("\n"));
+      const text = lines.join("\n");
+      if (run.run === "") run.run = text;
+      else if (run.more === null) run.more = [text];
+      else run.more.push(text);
     }
     lines.length = 0;
   };
@@ -202,7 +208,9 @@ function pushTable(
 /** Pushes a chain's runs, or throws its problem. */
 function pushRuns(out: string[], chain: ChainText): void {
   if (chain.problem !== null) throw chain.problem;
-  for (let i = 0; i < chain.runs.length; i++) out.push(chain.runs[i] as string);
+  if (chain.run !== "") out.push(chain.run);
+  const more = chain.more;
+  if (more !== null) for (let i = 0; i < more.length; i++) out.push(more[i] as string);
 }
 
 /**
