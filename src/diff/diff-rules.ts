@@ -7,13 +7,14 @@
  */
 
 import {
+  appendChainsOf,
   canonicalizeRuleOnce,
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
   tokenizesTo,
 } from "../iptables/index.js";
-import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { isServiceChain } from "../naming/kube-chains.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
@@ -425,17 +426,18 @@ function differingRuns(
     }
   }
   let next = 0;
-  let chain: string | undefined;
+  let chain: string | null = null;
   let at = -1;
-  const entries = table.entries;
+  // The chain of each `-A` entry (a parsed dump's rules are not built for this).
+  const entries = appendChainsOf(table);
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as Entry;
-    if (e.kind !== "rule" || e.op !== "-A") {
-      chain = undefined;
+    const name = entries[i] as string | null;
+    if (name === null) {
+      chain = null;
       continue;
     }
-    if (e.chain !== chain) {
-      chain = e.chain;
+    if (name !== chain) {
+      chain = name;
       // The next declared chain, or one a few further on (past chains without rules).
       let j = next;
       const stop = Math.min(next + 8, names.length);
