@@ -191,7 +191,8 @@ class Parser {
     this.fast = fast;
     this.fastFamilies = fastFamilies;
     this.deferred = deferred && fast;
-    this.reader = new WordReader(text);
+    // Deferred rules keep no word: sharing equal words (a cache lookup per word) would buy nothing.
+    this.reader = new WordReader(text, !this.deferred);
   }
 
   problem(line: number, column: number, message: string): void {
