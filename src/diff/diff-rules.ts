@@ -9,6 +9,7 @@
 import {
   appendChainsOf,
   canonicalizeRuleOnce,
+  entryOf,
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
@@ -239,13 +240,16 @@ function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): M
   for (let i = 0; i < declared.length; i++) (declared[i] as ChainView).index = i;
   // A chain's rules come in one run (as iptables-save prints them), runs nearly always in the
   // order the chains were declared: the next declared chain is tried before the map.
+  // Only the kept chains' rules are read (a parsed dump builds no other: see `appendChainsOf`).
   let chain: string | undefined;
   let view: ChainView | undefined;
   let next = 0;
-  for (const e of table.entries) {
-    if (e.kind !== "rule" || e.op !== "-A") continue;
-    if (e.chain !== chain) {
-      chain = e.chain;
+  const chains = appendChainsOf(table);
+  for (let i = 0; i < chains.length; i++) {
+    const name = chains[i] as string | null;
+    if (name === null) continue;
+    if (name !== chain) {
+      chain = name;
       if (next < names.length && names[next] === chain) {
         view = declared[next++];
       } else {
@@ -258,7 +262,7 @@ function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): M
         }
       }
     }
-    view?.rules.push(e);
+    view?.rules.push(entryOf(table, i) as Rule);
   }
   return out;
 }
