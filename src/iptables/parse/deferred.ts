@@ -75,7 +75,13 @@ class DeferredEntries {
 
 const DEFERRED = new WeakMap<Table, DeferredEntries>();
 
-/** What {@link deferredTable} takes: one table block as the parser read it. */
+/**
+ * What {@link deferredTable} takes: one table block as the parser read it.
+ *
+ * @example
+ * // `-A X -j ACCEPT` on line 2 of "*filter\n:X - [0:0]\n-A X -j ACCEPT\n", its rule not built:
+ * const block: DeferredBlock = { name: "filter", chains, entries: [null], starts: [22], ends: [33], structure };
+ */
 export interface DeferredBlock {
   readonly name: string;
   readonly chains: ChainDeclaration[];
@@ -116,7 +122,12 @@ export function deferredTable(text: string, block: DeferredBlock): Table {
   return table;
 }
 
-/** One chain of a parsed table: its policy (the first declaration's) and its `-A` rules. */
+/**
+ * One chain of a parsed table: its policy (the first declaration's) and its `-A` rules.
+ *
+ * @example
+ * const chain: ParsedChain = { policy: "ACCEPT", rules: [{ kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "KUBE-FIREWALL"] }] };
+ */
 export interface ParsedChain {
   /** `ACCEPT`/`DROP` for a declared built-in chain, `null` for a user chain or one not declared. */
   readonly policy: string | null;
