@@ -112,7 +112,12 @@ async function readSide(
     const generated = generatedState(prepared.model);
     return { state: generated.state, isRules: false, owned: generated.owned };
   }
-  const parsed = parseRulesFile(file, text, family === undefined ? {} : { family });
+  // Rules are built only for the chains the comparison reads (see iptables/parse/deferred.ts).
+  const parsed = parseRulesFile(
+    file,
+    text,
+    family === undefined ? { deferred: true } : { family, deferred: true },
+  );
   if (parsed === null) return null;
   if (parsed.problems.length > 0) {
     writeRuleTextProblems(file, parsed.problems);

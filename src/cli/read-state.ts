@@ -46,7 +46,8 @@ export async function readState(
   // A payload is kube-proxy's, for iptables-restore --noflush: it may jump to chains it does not declare.
   let first: readonly Parameters<typeof writeRuleTextProblems>[1][number][] | null = null;
   for (const each of family === undefined ? (["IPv4", "IPv6"] as const) : [family]) {
-    const parsed = parseRulesFile(file, text, { family: each, noflush: form === "restore" });
+    // A trace reads a few chains: their rules are built when it enters them.
+    const parsed = parseRulesFile(file, text, { family: each, noflush: form === "restore", deferred: true });
     if (parsed === null) return null;
     if (parsed.problems.length === 0) {
       // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.

@@ -7,13 +7,15 @@
  */
 
 import {
+  appendChainsOf,
   canonicalizeRuleOnce,
+  entryOf,
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
   tokenizesTo,
 } from "../iptables/index.js";
-import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
+import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { isServiceChain } from "../naming/kube-chains.js";
 import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
@@ -238,13 +240,16 @@ function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): M
   for (let i = 0; i < declared.length; i++) (declared[i] as ChainView).index = i;
   // A chain's rules come in one run (as iptables-save prints them), runs nearly always in the
   // order the chains were declared: the next declared chain is tried before the map.
+  // Only the kept chains' rules are read (a parsed dump builds no other: see `appendChainsOf`).
   let chain: string | undefined;
   let view: ChainView | undefined;
   let next = 0;
-  for (const e of table.entries) {
-    if (e.kind !== "rule" || e.op !== "-A") continue;
-    if (e.chain !== chain) {
-      chain = e.chain;
+  const chains = appendChainsOf(table);
+  for (let i = 0; i < chains.length; i++) {
+    const name = chains[i] as string | null;
+    if (name === null) continue;
+    if (name !== chain) {
+      chain = name;
       if (next < names.length && names[next] === chain) {
         view = declared[next++];
       } else {
@@ -257,7 +262,7 @@ function chainsOf(table: Table | undefined, keep: (chain: string) => boolean): M
         }
       }
     }
-    view?.rules.push(e);
+    view?.rules.push(entryOf(table, i) as Rule);
   }
   return out;
 }
@@ -425,17 +430,18 @@ function differingRuns(
     }
   }
   let next = 0;
-  let chain: string | undefined;
+  let chain: string | null = null;
   let at = -1;
-  const entries = table.entries;
+  // The chain of each `-A` entry (a parsed dump's rules are not built for this).
+  const entries = appendChainsOf(table);
   for (let i = 0; i < entries.length; i++) {
-    const e = entries[i] as Entry;
-    if (e.kind !== "rule" || e.op !== "-A") {
-      chain = undefined;
+    const name = entries[i] as string | null;
+    if (name === null) {
+      chain = null;
       continue;
     }
-    if (e.chain !== chain) {
-      chain = e.chain;
+    if (name !== chain) {
+      chain = name;
       // The next declared chain, or one a few further on (past chains without rules).
       let j = next;
       const stop = Math.min(next + 8, names.length);

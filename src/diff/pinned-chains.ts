@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { appendChainsOf, entryOf } from "../iptables/index.js";
 import type { Rule, Table } from "../ir/types.js";
 
 /** The chain a rule jumps or goes to, if any (the last `-j`/`-g`: iptables keeps one). */
@@ -34,14 +35,17 @@ export function pinnedChains(
   deletable: (chain: string) => boolean,
 ): Set<string> {
   // The rules that stay, by chain. A chain's rules come in one run (as iptables-save prints
-  // them): one test and one lookup per run, not per rule (a node's nat table holds ~320,000).
+  // them): one test and one lookup per run, not per rule (a node's nat table holds ~320,000),
+  // and only these rules are read (a parsed dump builds no other: see `appendChainsOf`).
   const rulesOf = new Map<string, Rule[]>();
-  let chain: string | undefined;
+  const chains = appendChainsOf(table);
+  let chain: string | null = null;
   let list: Rule[] | undefined;
-  for (const e of table.entries) {
-    if (e.kind !== "rule" || e.op !== "-A") continue;
-    if (e.chain !== chain) {
-      chain = e.chain;
+  for (let i = 0; i < chains.length; i++) {
+    const name = chains[i] as string | null;
+    if (name === null) continue;
+    if (name !== chain) {
+      chain = name;
       list = undefined;
       if (!rewritten(chain)) {
         list = rulesOf.get(chain);
@@ -51,7 +55,7 @@ export function pinnedChains(
         }
       }
     }
-    list?.push(e);
+    list?.push(entryOf(table, i) as Rule);
   }
   const pinned = new Set<string>();
   const work: string[] = [];

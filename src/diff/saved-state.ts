@@ -55,9 +55,7 @@ function indexSaveText(text: string): SavedText {
       if (nameEnd < 0 || nameEnd > end) nameEnd = end;
       // The previous line's chain again (as nearly always) is seen in place, without a copy.
       const same =
-        lastAt >= 0 &&
-        nameEnd - start - 3 === lastName.length &&
-        sameText(text, lastAt, start + 3, lastName.length);
+        lastAt >= 0 && nameEnd - start - 3 === lastName.length && text.startsWith(lastName, start + 3);
       if (!same) {
         const name = text.slice(start + 3, nameEnd);
         lastName = name;
@@ -94,12 +92,6 @@ function indexSaveText(text: string): SavedText {
     start = end + 1;
   }
   return { text, tables };
-}
-
-/** Whether `text` holds the same `length` code units at `a` and at `b`. */
-function sameText(text: string, a: number, b: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
-  return true;
 }
 
 /**

@@ -7,8 +7,9 @@
  * @module
  */
 import { canonicalizeRuleCached, formatCanonicalRule } from "../iptables/index.js";
+import { isDeferredTable, parsedChainOf } from "../iptables/parse/deferred.js";
 import type { CanonicalRule } from "../ir/canonical-types.js";
-import type { Entry, IPFamily, Rule, RuleSet } from "../ir/types.js";
+import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { buildChainIndex, type ChainIndex } from "./chain-index.js";
 
 /** One rule ready for the walk. */
@@ -119,7 +120,54 @@ function rulesOf(c: RawChain): Rule[] {
   return rules;
 }
 
+/** A compiled chain from its policy and rules. */
+function compileChain(
+  table: string,
+  name: string,
+  policy: string | null,
+  source: readonly Rule[],
+  family: IPFamily,
+): CompiledChain {
+  const rules = source.map((r, i) => compileRule(r, i + 1, family));
+  return {
+    table,
+    name,
+    policy,
+    rules,
+    index: rules.length >= INDEX_THRESHOLD ? buildChainIndex(rules, family) : null,
+  };
+}
+
+/**
+ * A parsed dump's state, its chains read from the parser's record of each table (see
+ * `deferred.ts`): only the chains a trace enters have their rules built.
+ */
+function createParsedCompiledState(state: RuleSet): CompiledState {
+  const family = state.family;
+  const tables = new Map<string, Table>();
+  for (const table of state.tables) tables.set(table.name, table);
+  const compiled = new Map<string, CompiledChain | undefined>();
+  return {
+    family,
+    tables: new Set(tables.keys()),
+    chain(table: string, name: string): CompiledChain | undefined {
+      const key = `${table}\u0000${name}`;
+      if (compiled.has(key)) return compiled.get(key);
+      const source = tables.get(table);
+      const parsed = source === undefined ? undefined : parsedChainOf(source, name);
+      const c =
+        parsed === undefined ? undefined : compileChain(table, name, parsed.policy, parsed.rules, family);
+      compiled.set(key, c);
+      return c;
+    },
+  };
+}
+
 function createCompiledState(state: RuleSet): CompiledState {
+  // A parsed dump (each table once, as iptables-save prints it) is read chain by chain.
+  const names = new Set(state.tables.map((t) => t.name));
+  if (names.size === state.tables.length && state.tables.every(isDeferredTable))
+    return createParsedCompiledState(state);
   const family = state.family;
   // Where each chain's rules are, found now (one pass); canonicalized per chain on first use.
   const raw = new Map<string, Map<string, RawChain>>();
@@ -173,14 +221,7 @@ function createCompiledState(state: RuleSet): CompiledState {
       if (c !== undefined) return c;
       const source = raw.get(table)?.get(name);
       if (source === undefined) return undefined;
-      const rules = rulesOf(source).map((r, i) => compileRule(r, i + 1, family));
-      c = {
-        table,
-        name,
-        policy: source.policy,
-        rules,
-        index: rules.length >= INDEX_THRESHOLD ? buildChainIndex(rules, family) : null,
-      };
+      c = compileChain(table, name, source.policy, rulesOf(source), family);
       compiled.set(key, c);
       return c;
     },

@@ -1,5 +1,6 @@
 // What people paste: detection of its form, the one problem for a prompt, a password prompt or
 // CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { detectTextForm, parseRules } from "../../src/index.js";
 import { pastedTextProblem } from "../../src/iptables/parse/detect.js";
@@ -17,6 +18,50 @@ describe("detectTextForm", () => {
     expect(detectTextForm(":KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j RETURN\n")).toBe("restore");
     expect(detectTextForm("[0:0] -A KUBE-SERVICES -j RETURN\n")).toBe("restore");
     expect(detectTextForm("-P INPUT ACCEPT\n-N KUBE-X\n")).toBe("restore");
+  });
+  it("tells save from restore text as the expressions it was first written with", () => {
+    // The scans of detect.ts answer what these expressions answer, on any text.
+    const unmasked = /^(?:\[\d+:\d+\] )?-A .*?(?:^| )-[sd] [^ /]+(?: |$)/m;
+    const command = /^\s*-[IDRFXNZP] /m;
+    const piece = fc.constantFrom(
+      "-A ",
+      "X",
+      " ",
+      "-s ",
+      "-d ",
+      " -s ",
+      " -d ",
+      "10.0.0.1",
+      "/32",
+      "/",
+      "\n",
+      "\r",
+      "\u2028",
+      "\u2029",
+      "\t",
+      "\u00a0",
+      "[1:2] ",
+      "[x] ",
+      "-I ",
+      "-D ",
+      "-P ",
+      "-",
+      "A",
+      "s",
+      '"',
+      ":",
+    );
+    const head = fc.constantFrom("-A X", "[1:2] -A X", "-A", "", " ", "-I X", ":X - [0:0]");
+    const line = fc.tuple(head, fc.array(piece, { maxLength: 8 })).map(([h, p]) => h + p.join(""));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 6 }), (lines) => {
+        const body = lines.join("\n");
+        const text = `${SAVE}${body}`;
+        const expected = unmasked.test(text) || command.test(text) ? "restore" : "save";
+        expect(detectTextForm(text)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
   });
   it("keeps cluster files as they were", () => {
     expect(detectTextForm("apiVersion: v1\nkind: List\nitems: []\n")).toBe("cluster");

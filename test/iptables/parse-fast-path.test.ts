@@ -5,10 +5,11 @@ import fc from "fast-check";
 import { describe, expect, it, test } from "vitest";
 import { type Backend, parseRules } from "../../src/index.js";
 import { tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
+import { isDeferredTable, parsedChainOf } from "../../src/iptables/parse/deferred.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
 import { IPV4, IPV6, matchFamilies } from "../../src/iptables/shape/match.js";
-import type { IPFamily } from "../../src/ir/types.js";
+import type { ChainDeclaration, Entry, IPFamily, Table } from "../../src/ir/types.js";
 import { corpusDocuments, specExamples } from "../support/corpora.js";
 import { applyWordEdits, wordEdits } from "../support/rule-mutations.js";
 
@@ -39,8 +40,41 @@ const OPTIONS: ({ family?: IPFamily; backend?: Backend } | undefined)[] = [
 
 function expectSameParse(text: string): void {
   for (const options of OPTIONS) {
-    expect(parseRules(text, options)).toEqual(parseRulesReference(text, options));
+    const reference = parseRulesReference(text, options);
+    expect(parseRules(text, options)).toEqual(reference);
+    expect(parseRules(text, { ...options, deferred: true })).toEqual(reference);
   }
+}
+
+/** Each chain of each table, read alone from a deferred parse, is the chain of the full parse. */
+function expectSameChains(text: string, options: { family?: IPFamily; backend?: Backend } | undefined): void {
+  const full = parseRules(text, options).ruleSet;
+  const deferred = parseRules(text, { ...options, deferred: true }).ruleSet;
+  full.tables.forEach((table, t) => {
+    const lazy = deferred.tables[t] as Table;
+    expect(isDeferredTable(lazy)).toBe(true);
+    const byChain = new Map<string, Entry[]>();
+    for (const c of table.chains) if (!byChain.has(c.name)) byChain.set(c.name, []);
+    for (const e of table.entries) {
+      if (e.kind !== "rule") continue;
+      const list = byChain.get(e.chain) ?? [];
+      byChain.set(e.chain, list);
+      if (e.op === "-A") list.push(e);
+    }
+    byChain.set("NO-SUCH-CHAIN", []);
+    const firstDeclared = new Map<string, ChainDeclaration>();
+    for (const c of table.chains) if (!firstDeclared.has(c.name)) firstDeclared.set(c.name, c);
+    for (const [name, rules] of byChain) {
+      const declared = firstDeclared.get(name);
+      const expected =
+        declared === undefined && rules.length === 0
+          ? undefined
+          : { policy: declared?.policy ?? null, rules };
+      expect(parsedChainOf(lazy, name)).toEqual(expected);
+    }
+    // Read chain by chain first, the whole table is still the full parse's.
+    expect(lazy.entries).toEqual(table.entries);
+  });
 }
 
 describe("fast and reference paths agree", () => {
@@ -55,6 +89,14 @@ describe("fast and reference paths agree", () => {
         const reference = parseRulesReference(text, options);
         expect({ name, ...fast }).toEqual({ name, ...reference });
       }
+    }
+  });
+  it("on every fixture text, with its rules built on demand", () => {
+    for (const { name, text } of texts) {
+      const fast = parseRules(text);
+      const deferred = parseRules(text, { deferred: true });
+      expect({ name, ...deferred }).toEqual({ name, ...fast });
+      if (fast.problems.length === 0) expectSameChains(text, undefined);
     }
   });
 

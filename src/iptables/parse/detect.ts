@@ -37,8 +37,102 @@ function shellLineKind(line: string): "prompt" | "password" | null {
   return PROMPT_LINE.test(line) ? "prompt" : null;
 }
 const BUILTIN_POLICY_LINE = /^:(?:PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) (?:ACCEPT|DROP) \[\d+:\d+\]$/m;
-const UNMASKED_ADDRESS = /^(?:\[\d+:\d+\] )?-A .*?(?:^| )-[sd] [^ /]+(?: |$)/m;
-const NON_APPEND_COMMAND = /^\s*-[IDRFXNZP] /m;
+/** The `[p:b] -A ` a rule line starts with (the prefix optional), read at a line's start. */
+const APPEND_HEAD = /(?:\[\d+:\d+\] )?-A /y;
+
+/** Whether `c` ends a line for a regular expression's `^`, `$` and `.` (`\n`, `\r`, U+2028, U+2029). */
+function isLineTerminator(c: number): boolean {
+  return c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+}
+
+/** Whether `c` is one of the characters a regular expression's `\s` takes. */
+function isRegExpSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/** An `-s`/`-d` address without a mask, wherever it is (its line is looked at apart). */
+const UNMASKED = / -[sd] [^ /]+(?: |$)/gm;
+
+/**
+ * Whether an `-A` line has an `-s`/`-d` address without a mask: what
+ * `/^(?:\[\d+:\d+\] )?-A .*?(?:^| )-[sd] [^ /]+(?: |$)/m` finds. That expression tried its
+ * lazy `.*?` at every character of every rule line (a tenth of a second on a node's dump); the
+ * address is searched for alone here, and only the lines it is on are looked at.
+ */
+function hasUnmaskedAddress(text: string): boolean {
+  UNMASKED.lastIndex = 0;
+  /** The line start found for the previous match, and where that match was. */
+  let searched = 0;
+  let searchedLine = 0;
+  for (let m = UNMASKED.exec(text); m !== null; m = UNMASKED.exec(text)) {
+    const at = m.index;
+    // Every match is tried (a match's own text may hide the next one's space).
+    UNMASKED.lastIndex = at + 1;
+    // The space before `-s` is after `-A ` on the same line (`.` takes no line terminator);
+    // the search back stops where the previous one began (a line may hold several).
+    let lineStart = at;
+    while (lineStart > searched && !isLineTerminator(text.charCodeAt(lineStart - 1))) lineStart--;
+    if (lineStart === searched) lineStart = searchedLine;
+    searched = at;
+    searchedLine = lineStart;
+    APPEND_HEAD.lastIndex = lineStart;
+    if (APPEND_HEAD.test(text) && APPEND_HEAD.lastIndex <= at) return true;
+  }
+  return false;
+}
+
+/** The commands that make a text restore input: `-I`, `-D`, `-R`, `-F`, `-X`, `-N`, `-Z`, `-P`. */
+function isNonAppendCommand(c: number): boolean {
+  return c === 73 || c === 68 || c === 82 || c === 70 || c === 88 || c === 78 || c === 90 || c === 80;
+}
+
+/**
+ * Whether a line starts, after blanks, with a command other than `-A`: what
+ * `/^\s*-[IDRFXNZP] /m` finds (`\s` takes line terminators too, so the blanks may span lines),
+ * with one `indexOf` per line instead of the expression's attempt at every line start.
+ */
+function hasNonAppendCommand(text: string): boolean {
+  const length = text.length;
+  /** Where the blanks the last look skipped end: a line start before it has the same answer. */
+  let reached = -1;
+  const startsCommand = (from: number): boolean => {
+    if (from < reached) return false;
+    let q = from;
+    while (q < length && isRegExpSpace(text.charCodeAt(q))) q++;
+    reached = q;
+    return (
+      text.charCodeAt(q) === 45 && isNonAppendCommand(text.charCodeAt(q + 1)) && text.charCodeAt(q + 2) === 32
+    );
+  };
+  for (let start = 0; start < length; ) {
+    const c = text.charCodeAt(start);
+    // A rule line (`-A `, nearly every line of a dump) or a declaration starts no command.
+    if (!(c === 58 || (c === 45 && text.charCodeAt(start + 1) === 65)) && startsCommand(start)) return true;
+    const nl = text.indexOf("\n", start);
+    if (nl < 0) break;
+    start = nl + 1;
+  }
+  // Lines that another terminator starts (rare: most texts have none).
+  for (const terminator of ["\r", "\u2028", "\u2029"]) {
+    reached = -1;
+    for (let at = text.indexOf(terminator); at >= 0; at = text.indexOf(terminator, at + 1))
+      if (startsCommand(at + 1)) return true;
+  }
+  // A text ending in a newline has an empty last line (a command there is covered above).
+  return false;
+}
 
 /**
  * Detects the form of a text. Rules text starts (after blank and `#` lines, and any shell or
@@ -68,7 +162,7 @@ export function detectTextForm(text: string): TextForm {
   }
   if (!rules) return "cluster";
   const looksSaved =
-    BUILTIN_POLICY_LINE.test(text) && !NON_APPEND_COMMAND.test(text) && !UNMASKED_ADDRESS.test(text);
+    BUILTIN_POLICY_LINE.test(text) && !hasNonAppendCommand(text) && !hasUnmaskedAddress(text);
   return looksSaved ? "save" : "restore";
 }
 

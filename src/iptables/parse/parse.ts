@@ -32,7 +32,8 @@ import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicali
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
-import { checkTableStructure, type ProblemToken, type RuleTarget } from "./table-structure.js";
+import { deferredTable } from "./deferred.js";
+import { type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /**
@@ -53,6 +54,14 @@ export interface ParseOptions {
    * (and as `iptables-save` output always is).
    */
   readonly noflush?: boolean;
+  /**
+   * Build the rules of kube-proxy's shapes only when they are asked for (see `deferred.ts`):
+   * every line is checked all the same, and the result is the same; a trace or a diff that reads
+   * a few chains of a node's dump then builds only theirs.
+   *
+   * @internal
+   */
+  readonly deferred?: boolean;
 }
 
 /**
@@ -111,9 +120,15 @@ interface OpenTable {
   readonly name: string;
   readonly valid: boolean;
   readonly chains: ChainDeclaration[];
-  readonly entries: Entry[];
+  /** The entries; `null` for a rule of the fast path built later (only when deferring). */
+  readonly entries: (Entry | null)[];
+  /** When deferring: per entry, where its line's `CHAIN ARGS` start (-1: built) and end. */
+  readonly starts: number[] | null;
+  readonly ends: number[] | null;
   readonly chainLines: number[];
   readonly entryLines: number[];
+  /** What the structure check needs of its declarations and entries, recorded as they are read. */
+  readonly structure: TableStructure;
 }
 
 /** A rule whose argv still has to be checked once the family is known. */
@@ -126,6 +141,9 @@ interface PendingRule {
   readonly argOffset: number;
   /** Where a `-c P B` pair was removed from args (-1: none). */
   readonly countersAt: number;
+  /** Its table's structure, and its entry there (its target is known once it is checked). */
+  readonly structure: TableStructure;
+  readonly entry: number;
 }
 
 function parseCounters(text: string): Counters | null {
@@ -155,21 +173,26 @@ class Parser {
   quickIPv6Rules = 0;
   readonly tokens: TokenCache = new TokenCache();
   readonly reader: WordReader;
-  /** Source lines of each table in {@link tables}. */
-  readonly tableLines: { readonly chains: number[]; readonly entries: number[] }[] = [];
-  /** The target of each rule the canonicalizer read (rules of the fast path are not in it). */
-  readonly targets = new Map<Rule, RuleTarget | null>();
-  /** Rules that have a problem of their own. */
-  readonly failed = new Set<Rule>();
+  /** Source lines and structure of each table in {@link tables}. */
+  readonly tableLines: {
+    readonly chains: number[];
+    readonly entries: number[];
+    readonly structure: TableStructure;
+  }[] = [];
   /** Where each line starts, built on the first problem that needs a column. */
   lineStarts: number[] | null = null;
 
-  constructor(text: string, backend: Backend, fast: boolean, fastFamilies: number) {
+  /** Whether rules of the fast path are left to be built on demand ({@link ParseOptions.deferred}). */
+  readonly deferred: boolean;
+
+  constructor(text: string, backend: Backend, fast: boolean, fastFamilies: number, deferred: boolean) {
     this.text = text;
     this.backend = backend;
     this.fast = fast;
     this.fastFamilies = fastFamilies;
-    this.reader = new WordReader(text);
+    this.deferred = deferred && fast;
+    // Deferred rules keep no word: sharing equal words (a cache lookup per word) would buy nothing.
+    this.reader = new WordReader(text, !this.deferred);
   }
 
   problem(line: number, column: number, message: string): void {
@@ -180,10 +203,20 @@ class Parser {
     const t = this.current;
     this.current = null;
     if (t === null || !t.valid) return;
-    const table: Table = { name: t.name, chains: t.chains, entries: t.entries };
+    const table: Table =
+      t.starts === null || t.ends === null
+        ? { name: t.name, chains: t.chains, entries: t.entries as Entry[] }
+        : deferredTable(this.text, {
+            name: t.name,
+            chains: t.chains,
+            entries: t.entries,
+            starts: t.starts,
+            ends: t.ends,
+            structure: t.structure,
+          });
     recordSourceLines(table, { chains: t.chainLines, entries: t.entryLines });
     this.tables.push(table);
-    this.tableLines.push({ chains: t.chainLines, entries: t.entryLines });
+    this.tableLines.push({ chains: t.chainLines, entries: t.entryLines, structure: t.structure });
   }
 
   run(): void {
@@ -239,7 +272,17 @@ class Parser {
       const name = text.slice(start + 1, end);
       const valid = BUILTIN_CHAINS[name] !== undefined;
       if (!valid) this.problem(line, 2, `unable to initialize table '${name}'`);
-      this.current = { name, valid, chains: [], entries: [], chainLines: [], entryLines: [] };
+      this.current = {
+        name,
+        valid,
+        chains: [],
+        entries: [],
+        chainLines: [],
+        entryLines: [],
+        starts: this.deferred ? [] : null,
+        ends: this.deferred ? [] : null,
+        structure: new TableStructure(name),
+      };
       return;
     }
     if (first === 67 /* C */ && text.startsWith("COMMIT", start)) {
@@ -287,16 +330,31 @@ class Parser {
     }
     const verdict = matchFamilies(words, 1, count, this.fastFamilies, this.backend);
     if (verdict === 0) return false;
-    const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1, count) };
+    const chain = words[0] as string;
     // A rule valid in one family only counts against the other. Family detection needs only the
     // IPv6 ones: an address valid in IPv4 holds no `:`.
     if (verdict === IPV4) this.quickIPv4Rules++;
     else if (verdict === IPV6) {
       this.quickIPv6Rules++;
-      if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(rule.args);
+      if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(words, 1, count);
     }
-    table.entries.push(rule);
+    if (table.starts === null || table.ends === null) {
+      table.entries.push({ kind: "rule", op: "-A", chain, args: words.slice(1, count) });
+    } else {
+      table.entries.push(null);
+      table.starts.push(start + 3);
+      table.ends.push(end);
+    }
     table.entryLines.push(line);
+    // One of the rule shapes (its values keep the layout): its target is after the last `-j`.
+    let target: string | null = null;
+    for (let a = count - 2; a >= 1; a--) {
+      if (words[a] === "-j") {
+        target = words[a + 1] as string;
+        break;
+      }
+    }
+    table.structure.ruleTo(chain, target, target !== null && isChainName(target));
     return true;
   }
 
@@ -345,6 +403,7 @@ class Parser {
         : { name, policy: policy === "-" ? null : policy, counters };
     table.chains.push(decl);
     table.chainLines.push(line);
+    table.structure.declare(name);
   }
 
   /**
@@ -438,8 +497,8 @@ class Parser {
           this.problem(line, this.tokenColumn(start, end, newline, k), `option "-N" requires a chain name`);
         return;
       }
-      table.entries.push({ kind: "chain", op: chainOp, chain: chain ?? "" });
-      table.entryLines.push(line);
+      pushBuilt(table, { kind: "chain", op: chainOp, chain: chain ?? "" }, line);
+      table.structure.command(chainOp, chain ?? "");
       return;
     }
     if (command === "-P" || command === "--policy") {
@@ -448,8 +507,8 @@ class Parser {
         this.problem(line, this.tokenColumn(start, end, newline, k), "-P needs a chain and a policy");
         return;
       }
-      table.entries.push({ kind: "policy", op: "-P", chain, policy });
-      table.entryLines.push(line);
+      pushBuilt(table, { kind: "policy", op: "-P", chain, policy }, line);
+      table.structure.command(null, chain);
       return;
     }
     this.problem(
@@ -514,11 +573,22 @@ class Parser {
     let rule: Rule = { kind: "rule", op, chain, args };
     if (index !== undefined) rule = { ...rule, index };
     if (counters !== undefined) rule = { ...rule, counters };
-    if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(args);
-    table.entries.push(rule);
-    table.entryLines.push(line);
+    if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(args, 0, args.length);
+    pushBuilt(table, rule, line);
+    // Until the canonicalizer reads it (below, for all but a deletion by number), its target
+    // is taken as the fast path's is.
+    const entry = table.structure.rule(chain, op === "-A", lastJump(args));
     if (!(op === "-D" && index !== undefined)) {
-      this.pending.push({ rule, line, lineStart: start, lineEnd: end, argOffset: argStart, countersAt });
+      this.pending.push({
+        rule,
+        line,
+        lineStart: start,
+        lineEnd: end,
+        argOffset: argStart,
+        countersAt,
+        structure: table.structure,
+        entry,
+      });
     }
   }
 
@@ -528,7 +598,7 @@ class Parser {
     for (const p of this.pending) {
       const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) {
-        this.targets.set(p.rule, ruleTarget(result.rule.target));
+        p.structure.setTarget(p.entry, ruleTarget(result.rule.target));
         continue;
       }
       if (result.addressList) {
@@ -540,7 +610,7 @@ class Parser {
             break;
           }
           // Every rule of the expansion has the same target.
-          this.targets.set(p.rule, ruleTarget(one.rule.target));
+          p.structure.setTarget(p.entry, ruleTarget(one.rule.target));
         }
         continue;
       }
@@ -548,35 +618,17 @@ class Parser {
     }
   }
 
-  /** The target of a rule, `null` for none, `undefined` for a rule with a problem of its own. */
-  targetOf(rule: Rule): RuleTarget | null | undefined {
-    if (this.failed.has(rule)) return undefined;
-    const known = this.targets.get(rule);
-    if (known !== undefined) return known;
-    if (this.targets.has(rule)) return null;
-    // A rule of the fast path: one of the rule shapes (its values keep the layout), so its target is after the last `-j`.
-    const args = rule.args;
-    for (let a = args.length - 2; a >= 0; a--) {
-      if (args[a] === "-j") {
-        const name = args[a + 1] as string;
-        return { name, isChain: isChainName(name) };
-      }
-    }
-    return null;
-  }
-
-  /** Runs the block-wide checks of {@link checkTableStructure} on every table read. */
+  /** Runs the block-wide checks of {@link TableStructure} on every table read. */
   checkStructure(noflush: boolean): void {
     for (let t = 0; t < this.tables.length; t++) {
       const table = this.tables[t] as Table;
-      const lines = this.tableLines[t] as { chains: number[]; entries: number[] };
-      const found = checkTableStructure({
-        table,
+      const lines = this.tableLines[t] as Parser["tableLines"][number];
+      const found = lines.structure.check({
+        chains: table.chains,
         chainLines: lines.chains,
         entryLines: lines.entries,
         backend: this.backend,
         noflush,
-        targetOf: (rule) => this.targetOf(rule),
       });
       for (const f of found) this.problem(f.line, this.columnOf(f.line, f.token), f.message);
     }
@@ -613,7 +665,7 @@ class Parser {
   }
 
   ruleProblem(p: PendingRule, message: string, argIndex: number): void {
-    this.failed.add(p.rule);
+    p.structure.setTarget(p.entry, undefined);
     let column = 1;
     if (argIndex >= 0) {
       const starts: number[] = [];
@@ -646,7 +698,20 @@ function utf8Length(text: string, start: number, end: number): number {
 
 /** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
 function isChainName(name: string): boolean {
+  // No verdict or target extension is named KUBE-…: kube-proxy's chains skip the lookups.
+  if (name.length > 5 && name.charCodeAt(4) === 45 && name.startsWith("KUBE")) return true;
   return !VERDICTS.has(name) && !TARGET_EXTENSIONS.has(name) && !PASS_THROUGH_TARGETS.has(name);
+}
+
+/** The target after a rule's last `-j`, as the fast path reads one (`null`: none). */
+function lastJump(args: readonly string[]): RuleTarget | null {
+  for (let a = args.length - 2; a >= 0; a--) {
+    if (args[a] === "-j") {
+      const name = args[a + 1] as string;
+      return { name, isChain: isChainName(name) };
+    }
+  }
+  return null;
 }
 
 /** The structure check's view of a canonical target. */
@@ -655,9 +720,20 @@ function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
   return { name: target.name, isChain: target.kind === "chain" };
 }
 
-/** Whether argv has an `-s`/`-d` value containing `:` (the family detection of {@link parseRules}). */
-function hasIPv6Address(args: readonly string[]): boolean {
-  for (let a = 0; a < args.length - 1; a++) {
+/** Adds an entry built as it was read (a deferring table notes that it needs no building). */
+function pushBuilt(table: OpenTable, entry: Entry, line: number): void {
+  table.entries.push(entry);
+  table.entryLines.push(line);
+  table.starts?.push(-1);
+  table.ends?.push(-1);
+}
+
+/**
+ * Whether `args[from, to)` has an `-s`/`-d` value containing `:` (the family detection of
+ * {@link parseRules}).
+ */
+function hasIPv6Address(args: readonly string[], from: number, to: number): boolean {
+  for (let a = from; a < to - 1; a++) {
     const t = args[a] as string;
     if (t.length > 1 && t.charCodeAt(0) === 45) {
       if (
@@ -711,13 +787,20 @@ export function parseRulesReference(text: string, options?: ParseOptions): Parse
 function parse(text: string, options: ParseOptions | undefined, fast: boolean): ParseResult {
   const backend = options?.backend ?? "nft";
   const given = options?.family;
-  let parser = new Parser(text, backend, fast, given === undefined ? IPV4 | IPV6 : familyBit(given));
+  const deferred = options?.deferred === true;
+  let parser = new Parser(
+    text,
+    backend,
+    fast,
+    given === undefined ? IPV4 | IPV6 : familyBit(given),
+    deferred,
+  );
   parser.run();
   const family: IPFamily = given ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
   if (family === "IPv6" ? parser.quickIPv4Rules > 0 : parser.quickIPv6Rules > 0) {
     // Rules valid only in the other family (IPv4 addresses in an IPv6 rule set): wrong after all.
     // Read the text again with the family known, so that they get the full check (and problems).
-    parser = new Parser(text, backend, fast, familyBit(family));
+    parser = new Parser(text, backend, fast, familyBit(family), deferred);
     parser.run();
   }
   parser.checkRules(family);

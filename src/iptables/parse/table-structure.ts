@@ -9,7 +9,7 @@
  */
 
 import type { Backend } from "../../ir/canonical-types.js";
-import { BUILTIN_CHAINS, type ChainDeclaration, type Entry, type Rule, type Table } from "../../ir/types.js";
+import { BUILTIN_CHAINS, type ChainDeclaration } from "../../ir/types.js";
 
 /** Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}). */
 interface TargetPlace {
@@ -93,105 +93,301 @@ export type ProblemToken =
   | { readonly kind: "target"; readonly name: string }
   | { readonly kind: "declaration"; readonly index: number };
 
-/** Inputs of {@link checkTableStructure}. */
+/** The places of {@link TARGET_PLACES} by number, and their names. */
+const PLACE_NAMES: readonly string[] = [...TARGET_PLACES.keys()];
+const PLACES: readonly TargetPlace[] = [...TARGET_PLACES.values()];
+const PLACE_CODES: ReadonlyMap<string, number> = new Map(PLACE_NAMES.map((name, k) => [name, k]));
+
+// What an entry is to the check (its `ops` code): an `-A` rule, another rule command, a command.
+const OP_APPEND = 0;
+const OP_RULE = 1;
+const OP_NEW = 2;
+const OP_DELETE = 3;
+const OP_DELETE_ALL = 4;
+const OP_NONE = 5;
+
+// A rule's target code: a chain's id (≥ 0), or one of these; a restricted target is
+// `TARGET_PLACE - k` for `PLACES[k]`.
+const TARGET_NONE = -1;
+/** The rule has a problem of its own: the check passes it by. */
+const TARGET_SKIP = -2;
+const TARGET_PLACE = -3;
+
+/**
+ * One table block as the parser reads it, in the form the structure check needs: every chain
+ * name a number (the built-in chains first), each entry its chain's number and its target's
+ * code, kept in arrays as the lines are read. A node's table holds ~110,000 chains and ~320,000
+ * rules: the check then walks numbers, with no lookup per rule, and a chain's rules come in a
+ * run (its name looked up once), the runs nearly always in the order the chains were declared.
+ *
+ * @example
+ * const s = new TableStructure("filter");
+ * s.rule("X", null);
+ * s.check({ chains: [], chainLines: [], entryLines: [2], backend: "nft", noflush: false })
+ * // [{ line: 2, token: { kind: "chain" }, message: "chain `X' does not exist in table filter (no `:X' line above)" }]
+ */
+export class TableStructure {
+  /** The table. */
+  readonly table: string;
+  private readonly builtins: number;
+  private readonly ids = new Map<string, number>();
+  /** Each id's chain name. */
+  private readonly names: string[] = [];
+  /** Each id's place among the declarations (-1: not declared). */
+  private readonly declaredAt: number[] = [];
+  /** The id of each declaration. */
+  private readonly declarations: number[] = [];
+  /** Per entry: its {@link OP_RULE}… code, its chain's id (-1: none), its target's code. */
+  private readonly ops: number[] = [];
+  private readonly chainIds: number[] = [];
+  private readonly targets: number[] = [];
+  /** The declaration the next run of rules most likely belongs to. */
+  private next = 0;
+  private lastChain: string | null = null;
+  private lastChainId = -1;
+  // The last two targets looked up (a kube-proxy chain's rules alternate between two).
+  private lastTarget: string | null = null;
+  private lastIsChain = false;
+  private lastTargetCode = TARGET_NONE;
+  private otherTarget: string | null = null;
+  private otherIsChain = false;
+  private otherTargetCode = TARGET_NONE;
+
+  /**
+   * Starts the structure of a table block.
+   *
+   * @param table - The table's name.
+   */
+  constructor(table: string) {
+    this.table = table;
+    const builtins = BUILTIN_CHAINS[table] ?? [];
+    this.builtins = builtins.length;
+    for (const b of builtins) this.idOf(b);
+  }
+
+  private idOf(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.ids.set(name, id);
+      this.names.push(name);
+      this.declaredAt.push(-1);
+    }
+    return id;
+  }
+
+  /** The id of the chain a rule appends to: the last one again, or the next declared, or looked up. */
+  private chainOf(name: string): number {
+    if (name === this.lastChain) return this.lastChainId;
+    let id: number;
+    const expected = this.declarations[this.next];
+    if (expected !== undefined && this.names[expected] === name) {
+      id = expected;
+      this.next++;
+    } else {
+      id = this.idOf(name);
+      const at = this.declaredAt[id] as number;
+      if (at >= 0) this.next = at + 1;
+    }
+    this.lastChain = name;
+    this.lastChainId = id;
+    return id;
+  }
+
+  /** The code of a target name (a chain's id, or its place), the last two remembered. */
+  private targetCode(name: string, isChain: boolean): number {
+    if (name === this.lastTarget && isChain === this.lastIsChain) return this.lastTargetCode;
+    if (name === this.otherTarget && isChain === this.otherIsChain) return this.otherTargetCode;
+    let code = TARGET_NONE;
+    if (isChain) code = this.idOf(name);
+    else {
+      const place = PLACE_CODES.get(name);
+      if (place !== undefined) code = TARGET_PLACE - place;
+    }
+    this.otherTarget = this.lastTarget;
+    this.otherIsChain = this.lastIsChain;
+    this.otherTargetCode = this.lastTargetCode;
+    this.lastTarget = name;
+    this.lastIsChain = isChain;
+    this.lastTargetCode = code;
+    return code;
+  }
+
+  /** Records a `:CHAIN` declaration (in the order of the table's `chains`). */
+  declare(name: string): void {
+    const id = this.idOf(name);
+    if ((this.declaredAt[id] as number) < 0) this.declaredAt[id] = this.declarations.length;
+    this.declarations.push(id);
+  }
+
+  /**
+   * Records a rule entry and its target: `null` for none (or a verdict), `undefined` for a rule
+   * that has a problem of its own. Returns the entry's number, for {@link setTarget}.
+   */
+  rule(chain: string, append: boolean, target: RuleTarget | null | undefined): number {
+    this.ops.push(append ? OP_APPEND : OP_RULE);
+    this.chainIds.push(this.chainOf(chain));
+    this.targets.push(this.codeOf(target));
+    return this.ops.length - 1;
+  }
+
+  /**
+   * Records a rule entry whose target is the chain or target `name` (`isChain` says which), or
+   * none (`null`): the parser's fast path, which knows the name without building a target.
+   */
+  ruleTo(chain: string, name: string | null, isChain: boolean): void {
+    this.ops.push(OP_APPEND);
+    this.chainIds.push(this.chainOf(chain));
+    this.targets.push(name === null ? TARGET_NONE : this.targetCode(name, isChain));
+  }
+
+  /** Sets the target of rule entry `entry` once it is known (see {@link rule}). */
+  setTarget(entry: number, target: RuleTarget | null | undefined): void {
+    this.targets[entry] = this.codeOf(target);
+  }
+
+  private codeOf(target: RuleTarget | null | undefined): number {
+    if (target === undefined) return TARGET_SKIP;
+    return target === null ? TARGET_NONE : this.targetCode(target.name, target.isChain);
+  }
+
+  /** Records a chain command (`-N`, `-X`, `-F`, `-Z`) or a policy command (`-P`: `op` null). */
+  command(op: string | null, chain: string): void {
+    let code = OP_NONE;
+    let id = -1;
+    if (op === "-N") {
+      code = OP_NEW;
+      id = this.idOf(chain);
+    } else if (op === "-X") {
+      code = chain === "" ? OP_DELETE_ALL : OP_DELETE;
+      if (chain !== "") id = this.idOf(chain);
+    }
+    this.ops.push(code);
+    this.chainIds.push(id);
+    this.targets.push(TARGET_NONE);
+  }
+
+  /**
+   * Checks the block as iptables-restore would load it, declarations and commands in line
+   * order, and returns what it would refuse.
+   */
+  check(input: StructureInput): StructureProblem[] {
+    return checkStructure(this, input);
+  }
+
+  /** The id of a chain the block names (declared, appended to or jumped to), if any. */
+  idOfChain(name: string): number | undefined {
+    return this.ids.get(name);
+  }
+
+  /** Where the chain `id` is first declared among the block's declarations (-1: it is not). */
+  declarationOf(id: number): number {
+    return this.declaredAt[id] ?? -1;
+  }
+
+  /** Per entry: the chain name of an `-A` rule, `null` for any other entry. */
+  appendChains(): (string | null)[] {
+    const out = new Array<string | null>(this.ops.length);
+    for (let i = 0; i < out.length; i++)
+      out[i] = this.ops[i] === OP_APPEND ? (this.names[this.chainIds[i] as number] as string) : null;
+    return out;
+  }
+
+  /**
+   * The `-A` rules of every chain: `at[first[id]]` to `at[first[id + 1]]` are the entries of the
+   * chain `id`, in order (one pass, counting them per chain first).
+   */
+  appendsByChain(): { readonly first: Int32Array; readonly at: Int32Array } {
+    const n = this.names.length;
+    const ops = this.ops;
+    const chainIds = this.chainIds;
+    const first = new Int32Array(n + 1);
+    let total = 0;
+    for (let i = 0; i < chainIds.length; i++) {
+      if (ops[i] !== OP_APPEND) continue;
+      const id = chainIds[i] as number;
+      first[id + 1] = (first[id + 1] as number) + 1;
+      total++;
+    }
+    for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
+    const at = new Int32Array(total);
+    const next = first.slice(0, n);
+    for (let i = 0; i < chainIds.length; i++) {
+      if (ops[i] !== OP_APPEND) continue;
+      const id = chainIds[i] as number;
+      const k = next[id] as number;
+      next[id] = k + 1;
+      at[k] = i;
+    }
+    return { first, at };
+  }
+
+  /** @internal The arrays {@link checkStructure} walks. */
+  view(): StructureView {
+    return {
+      table: this.table,
+      builtins: this.builtins,
+      names: this.names,
+      declarations: this.declarations,
+      ops: this.ops,
+      chainIds: this.chainIds,
+      targets: this.targets,
+    };
+  }
+}
+
+/** What {@link TableStructure.view} hands the check. */
+interface StructureView {
+  readonly table: string;
+  readonly builtins: number;
+  readonly names: readonly string[];
+  readonly declarations: readonly number[];
+  readonly ops: readonly number[];
+  readonly chainIds: readonly number[];
+  readonly targets: readonly number[];
+}
+
+/** What {@link TableStructure.check} needs besides what was recorded. */
 export interface StructureInput {
-  readonly table: Table;
+  /** The declarations, as recorded (in the same order). */
+  readonly chains: readonly ChainDeclaration[];
   /** Line of each declaration and entry (as the parser recorded them, in line order). */
   readonly chainLines: readonly number[];
   readonly entryLines: readonly number[];
   readonly backend: Backend;
   /** `--noflush`: chains may already exist in the kernel, so undeclared names are not refused. */
   readonly noflush: boolean;
-  /** The target of a rule; null for none (or a rule to skip: it already has a problem). */
-  readonly targetOf: (rule: Rule) => RuleTarget | null | undefined;
 }
 
-interface RestrictedUse {
-  readonly chain: string;
-  readonly chainId: number;
-  readonly line: number;
-  readonly name: string;
-  readonly place: TargetPlace;
-}
-
-/**
- * Checks one table block as iptables-restore would load it, declarations and commands in line
- * order, and returns what it would refuse.
- *
- * @example
- * checkTableStructure({ table: { name: "filter", chains: [], entries: [{ kind: "rule", op: "-A", chain: "X", args: [] }] },
- *   chainLines: [], entryLines: [2], backend: "nft", noflush: false, targetOf: () => null })
- * // [{ line: 2, token: { kind: "chain" }, message: "chain `X' does not exist in table filter (no `:X' line above)" }]
- */
-export function checkTableStructure(input: StructureInput): StructureProblem[] {
-  const { table, chainLines, entryLines, backend, noflush, targetOf } = input;
+function checkStructure(structure: TableStructure, input: StructureInput): StructureProblem[] {
+  const { table, builtins, names, declarations, ops, chainIds, targets } = structure.view();
+  const { chains, chainLines, entryLines, backend, noflush } = input;
   const problems: StructureProblem[] = [];
-  const builtins = BUILTIN_CHAINS[table.name] ?? [];
-  // A node's table holds ~110,000 chains and ~330,000 jumps: every name gets a number once (the
-  // built-in chains first), so that the jumps and the hooks that reach each chain are arrays.
-  const ids = new Map<string, number>();
-  for (const b of builtins) ids.set(b, ids.size);
   /** Per id: whether the chain is declared now (`user` of iptables-restore's view). */
-  const user: number[] = builtins.map(() => 0);
-  const idOf = (chain: string): number => {
-    let id = ids.get(chain);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(chain, id);
-      user.push(0);
-    }
-    return id;
-  };
-  // A chain's rules come in a run, and the parser shares a repeated word: the last name looked up
-  // is tried first, by identity, before the map (one probe per run, not per rule).
-  let lastChain: string | null = null;
-  let lastChainId = -1;
-  let lastTarget: string | null = null;
-  let lastTargetId = -1;
-  const chainId = (name: string): number | undefined => {
-    if (name === lastChain) return lastChainId;
-    const id = ids.get(name);
-    if (id !== undefined) {
-      lastChain = name;
-      lastChainId = id;
-    }
-    return id;
-  };
-  const targetId = (name: string): number | undefined => {
-    if (name === lastTarget) return lastTargetId;
-    const id = ids.get(name);
-    if (id !== undefined) {
-      lastTarget = name;
-      lastTargetId = id;
-    }
-    return id;
-  };
-  const isBuiltin = (id: number | undefined): boolean => id !== undefined && id < builtins.length;
-  const isUser = (id: number | undefined): boolean => id !== undefined && user[id] === 1;
+  const user = new Uint8Array(names.length);
+  const isBuiltin = (id: number): boolean => id >= 0 && id < builtins;
   /** The jumps, as pairs of ids (a chain to the chain a rule of it jumps to). */
   const jumpFrom: number[] = [];
   const jumpTo: number[] = [];
-  const restricted: RestrictedUse[] = [];
+  /** The entries whose target only some hooks allow. */
+  const restricted: number[] = [];
   let c = 0;
   let e = 0;
-  const chains = table.chains;
-  const entries = table.entries;
-  while (c < chains.length || e < entries.length) {
+  while (c < declarations.length || e < ops.length) {
     const chainLine = chainLines[c] ?? Number.POSITIVE_INFINITY;
     const entryLine = entryLines[e] ?? Number.POSITIVE_INFINITY;
-    if (c < chains.length && chainLine <= entryLine) {
-      declare(chains[c] as ChainDeclaration, chainLine);
+    if (c < declarations.length && chainLine <= entryLine) {
+      declare(declarations[c] as number, chains[c] as ChainDeclaration, chainLine);
       c++;
     } else {
-      apply(entries[e] as Entry, entryLine);
+      apply(e, entryLine);
       e++;
     }
   }
   checkPlaces();
   return problems;
 
-  function declare(d: ChainDeclaration, line: number): void {
-    const id = idOf(d.name);
+  function declare(id: number, d: ChainDeclaration, line: number): void {
     if (isBuiltin(id)) {
       // `-` keeps the policy; anything else must be a verdict a base chain can end in.
       if (d.policy !== null && d.policy !== "ACCEPT" && d.policy !== "DROP")
@@ -213,7 +409,7 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
         });
         return;
       }
-      if (isUser(id)) {
+      if (user[id] === 1) {
         problems.push({
           line,
           token: { kind: "declaration", index: 0 },
@@ -225,84 +421,76 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
     user[id] = 1;
   }
 
-  function apply(entry: Entry, line: number): void {
-    if (entry.kind === "chain") {
-      if (entry.op === "-N") user[idOf(entry.chain)] = 1;
-      else if (entry.op === "-X") {
-        if (entry.chain === "") user.fill(0);
-        else user[idOf(entry.chain)] = 0;
-      }
+  function apply(entry: number, line: number): void {
+    const op = ops[entry] as number;
+    if (op !== OP_APPEND && op !== OP_RULE) {
+      if (op === OP_NEW) user[chainIds[entry] as number] = 1;
+      else if (op === OP_DELETE) user[chainIds[entry] as number] = 0;
+      else if (op === OP_DELETE_ALL) user.fill(0);
       return;
     }
-    if (entry.kind === "policy") return;
-    const target = targetOf(entry);
-    if (target === undefined) return; // the rule has a problem already
-    const from = chainId(entry.chain);
-    if (!noflush && !isUser(from) && !isBuiltin(from)) {
+    const target = targets[entry] as number;
+    if (target === TARGET_SKIP) return; // the rule has a problem already
+    const from = chainIds[entry] as number;
+    if (!noflush && user[from] !== 1 && !isBuiltin(from)) {
+      const chain = names[from] as string;
       problems.push({
         line,
         token: { kind: "chain" },
-        message: `chain \`${entry.chain}' does not exist in table ${table.name} (no \`:${entry.chain}' line above)`,
+        message: `chain \`${chain}' does not exist in table ${table} (no \`:${chain}' line above)`,
       });
       return;
     }
-    if (target === null) return;
-    if (target.isChain) {
-      const to = targetId(target.name);
-      if (isBuiltin(to) || (!noflush && !isUser(to))) {
+    if (target === TARGET_NONE) return;
+    if (target >= 0) {
+      if (isBuiltin(target) || (!noflush && user[target] !== 1)) {
+        const name = names[target] as string;
         problems.push({
           line,
-          token: { kind: "target", name: target.name },
-          message: isBuiltin(to)
-            ? `Couldn't load target \`${target.name}': a built-in chain cannot be a jump target`
-            : `Couldn't load target \`${target.name}': no chain of that name is declared above in table ${table.name}`,
+          token: { kind: "target", name },
+          message: isBuiltin(target)
+            ? `Couldn't load target \`${name}': a built-in chain cannot be a jump target`
+            : `Couldn't load target \`${name}': no chain of that name is declared above in table ${table}`,
         });
         return;
       }
-      jumpFrom.push(from ?? idOf(entry.chain));
-      jumpTo.push(to ?? idOf(target.name));
+      jumpFrom.push(from);
+      jumpTo.push(target);
       return;
     }
-    const place = TARGET_PLACES.get(target.name);
-    if (place === undefined) return;
-    if (place.tables !== null && !place.tables.includes(table.name)) {
+    const name = PLACE_NAMES[TARGET_PLACE - target] as string;
+    const place = PLACES[TARGET_PLACE - target] as TargetPlace;
+    if (place.tables !== null && !place.tables.includes(table)) {
       problems.push({
         line,
-        token: { kind: "target", name: target.name },
-        message: `target ${target.name} is only valid in the ${place.tables.join(" or ")} table${place.tables.length > 1 ? "s" : ""}, not in ${table.name}`,
+        token: { kind: "target", name },
+        message: `target ${name} is only valid in the ${place.tables.join(" or ")} table${place.tables.length > 1 ? "s" : ""}, not in ${table}`,
       });
       return;
     }
-    if (place.hooks !== ANY_HOOK)
-      restricted.push({
-        chain: entry.chain,
-        chainId: from ?? idOf(entry.chain),
-        line,
-        name: target.name,
-        place,
-      });
+    if (place.hooks !== ANY_HOOK) restricted.push(entry, line);
   }
 
   /** The hooks each restricted rule's chain is reached from, against those its target allows. */
   function checkPlaces(): void {
     if (restricted.length === 0) return;
     // The jumps of each chain, in one array (`first[id]` to `first[id + 1]`).
-    const n = ids.size;
+    const n = names.length;
     const first = new Int32Array(n + 1);
     for (const from of jumpFrom) first[from + 1] = (first[from + 1] as number) + 1;
     for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
-    const targets = new Int32Array(jumpTo.length);
+    const to = new Int32Array(jumpTo.length);
     const filled = first.slice(0, n);
     for (let k = 0; k < jumpFrom.length; k++) {
       const from = jumpFrom[k] as number;
       const at = filled[from] as number;
       filled[from] = at + 1;
-      targets[at] = jumpTo[k] as number;
+      to[at] = jumpTo[k] as number;
     }
     const reached = new Uint8Array(n);
     const stack = new Int32Array(n);
-    for (let b = 0; b < builtins.length; b++) {
-      const bit = HOOK_BITS[builtins[b] as string] ?? 0;
+    for (let b = 0; b < builtins; b++) {
+      const bit = HOOK_BITS[names[b] as string] ?? 0;
       if (bit === 0 || ((reached[b] as number) & bit) !== 0) continue;
       // Each chain is pushed once per hook: when the hook's bit is first set on it.
       reached[b] = (reached[b] as number) | bit;
@@ -311,23 +499,30 @@ export function checkTableStructure(input: StructureInput): StructureProblem[] {
       while (top > 0) {
         const chain = stack[--top] as number;
         for (let k = first[chain] as number, end = first[chain + 1] as number; k < end; k++) {
-          const to = targets[k] as number;
-          const had = reached[to] as number;
+          const next = to[k] as number;
+          const had = reached[next] as number;
           if ((had & bit) !== 0) continue;
-          reached[to] = had | bit;
-          stack[top++] = to;
+          reached[next] = had | bit;
+          stack[top++] = next;
         }
       }
     }
-    for (const use of restricted) {
-      const bad = (reached[use.chainId] as number) & ~use.place.hooks;
+    let found = false;
+    for (let k = 0; k < restricted.length; k += 2) {
+      const entry = restricted[k] as number;
+      const chain = chainIds[entry] as number;
+      const place = TARGET_PLACE - (targets[entry] as number);
+      const hooks = (PLACES[place] as TargetPlace).hooks;
+      const bad = (reached[chain] as number) & ~hooks;
       if (bad === 0) continue;
+      const name = PLACE_NAMES[place] as string;
       problems.push({
-        line: use.line,
-        token: { kind: "target", name: use.name },
-        message: `target ${use.name} is only valid in ${hookNames(use.place.hooks)}; chain ${use.chain} is reached from ${hookNames(bad)}`,
+        line: restricted[k + 1] as number,
+        token: { kind: "target", name },
+        message: `target ${name} is only valid in ${hookNames(hooks)}; chain ${names[chain]} is reached from ${hookNames(bad)}`,
       });
+      found = true;
     }
-    problems.sort((a, b) => a.line - b.line);
+    if (found) problems.sort((a, b) => a.line - b.line);
   }
 }

@@ -1,0 +1,192 @@
+/**
+ * Parsed tables whose fast-path rules are built when they are first asked for. The parser checks
+ * every line as it reads it (tokenized, matched to a rule shape, its place in the block recorded
+ * for the structure check); what a trace or a diff then needs is a few chains of the ~110,000 of
+ * a node's table, and a `Rule` with its argv for each of ~320,000 lines is most of what the parse
+ * allocates and keeps. A deferred table keeps where each such rule's line is, and reads the line
+ * again into the same `Rule` (the tokenizer gives a plain line the words the fast path read) for
+ * one chain ({@link parsedChainOf}) or, on first access to `entries`, for all of them.
+ *
+ * @module
+ */
+
+import type { ChainDeclaration, Entry, Rule, Table } from "../../ir/types.js";
+import type { TableStructure } from "./table-structure.js";
+import { TokenCache, tokenizeLine } from "./tokenize.js";
+
+/** The entries of a table read by the parser, some of them not built yet. */
+class DeferredEntries {
+  private complete = false;
+  private readonly cache = new TokenCache();
+  /** The `-A` entries of each chain, found on the first chain asked for. */
+  private byChain: { readonly first: Int32Array; readonly at: Int32Array } | null = null;
+
+  /**
+   * @param text - The text parsed.
+   * @param entries - The entries, `null` for a rule not built yet.
+   * @param starts - Per entry: where its line's `CHAIN ARGS` start in `text` (-1: built).
+   * @param ends - Per entry: where its line ends (its newline).
+   */
+  constructor(
+    private readonly text: string,
+    private readonly entries: (Entry | null)[],
+    private readonly starts: readonly number[],
+    private readonly ends: readonly number[],
+    readonly chains: readonly ChainDeclaration[],
+    readonly structure: TableStructure,
+  ) {}
+
+  /** Entry `i`, built from its line if it was not yet. */
+  entry(i: number): Entry {
+    const known = this.entries[i];
+    if (known !== null && known !== undefined) return known;
+    const words = tokenizeLine(
+      this.text,
+      this.starts[i] as number,
+      this.ends[i] as number,
+      false,
+      undefined,
+      this.cache,
+    );
+    const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1) };
+    this.entries[i] = rule;
+    return rule;
+  }
+
+  /** The `-A` rules of the chain `id`, built. */
+  appendsTo(id: number): Rule[] {
+    this.byChain ??= this.structure.appendsByChain();
+    const { first, at } = this.byChain;
+    const rules: Rule[] = [];
+    for (let k = first[id] as number, end = first[id + 1] as number; k < end; k++)
+      rules.push(this.entry(at[k] as number) as Rule);
+    return rules;
+  }
+
+  /** Every entry, built. */
+  all(): readonly Entry[] {
+    if (!this.complete) {
+      for (let i = 0; i < this.entries.length; i++) this.entry(i);
+      this.complete = true;
+    }
+    return this.entries as Entry[];
+  }
+}
+
+const DEFERRED = new WeakMap<Table, DeferredEntries>();
+
+/**
+ * What {@link deferredTable} takes: one table block as the parser read it.
+ *
+ * @example
+ * // `-A X -j ACCEPT` on line 2 of "*filter\n:X - [0:0]\n-A X -j ACCEPT\n", its rule not built:
+ * const block: DeferredBlock = { name: "filter", chains, entries: [null], starts: [22], ends: [33], structure };
+ */
+export interface DeferredBlock {
+  readonly name: string;
+  readonly chains: ChainDeclaration[];
+  /** The entries, `null` for a fast-path rule to build from its line. */
+  readonly entries: (Entry | null)[];
+  /** Per entry: where its line's `CHAIN ARGS` start (-1: the entry is built). */
+  readonly starts: readonly number[];
+  /** Per entry: where its line ends. */
+  readonly ends: readonly number[];
+  readonly structure: TableStructure;
+}
+
+/**
+ * A `Table` of a block the parser read, its rules built on first access to `entries` (or per
+ * chain, by {@link parsedChainOf}).
+ *
+ * @example
+ * const table = deferredTable(text, block);
+ * parsedChainOf(table, "KUBE-SERVICES")?.rules.length // its rules, the others still unbuilt
+ */
+export function deferredTable(text: string, block: DeferredBlock): Table {
+  const deferred = new DeferredEntries(
+    text,
+    block.entries,
+    block.starts,
+    block.ends,
+    block.chains,
+    block.structure,
+  );
+  const table: Table = {
+    name: block.name,
+    chains: block.chains,
+    get entries(): readonly Entry[] {
+      return deferred.all();
+    },
+  };
+  DEFERRED.set(table, deferred);
+  return table;
+}
+
+/**
+ * One chain of a parsed table: its policy (the first declaration's) and its `-A` rules.
+ *
+ * @example
+ * const chain: ParsedChain = { policy: "ACCEPT", rules: [{ kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "KUBE-FIREWALL"] }] };
+ */
+export interface ParsedChain {
+  /** `ACCEPT`/`DROP` for a declared built-in chain, `null` for a user chain or one not declared. */
+  readonly policy: string | null;
+  /** Its `-A` rules, in order. */
+  readonly rules: readonly Rule[];
+}
+
+/**
+ * Whether a table came from {@link deferredTable} (its chains can be read one at a time).
+ *
+ * @example
+ * isDeferredTable(parseRules(dump, { deferred: true }).ruleSet.tables[0]) // true
+ */
+export function isDeferredTable(table: Table): boolean {
+  return DEFERRED.has(table);
+}
+
+/**
+ * One chain of a table from {@link deferredTable}, building only its rules: `undefined` when the
+ * table neither declares the chain nor appends to it (or did not come from the parser).
+ *
+ * @example
+ * parsedChainOf(nat, "KUBE-SERVICES") // { policy: null, rules: [ … ] }
+ */
+export function parsedChainOf(table: Table, chain: string): ParsedChain | undefined {
+  const deferred = DEFERRED.get(table);
+  if (deferred === undefined) return undefined;
+  const id = deferred.structure.idOfChain(chain);
+  if (id === undefined) return undefined;
+  const declared = deferred.structure.declarationOf(id);
+  const rules = deferred.appendsTo(id);
+  if (declared < 0 && rules.length === 0) return undefined;
+  return {
+    policy: declared < 0 ? null : ((deferred.chains[declared] as ChainDeclaration).policy ?? null),
+    rules,
+  };
+}
+
+/**
+ * The chain of each entry of a table that is an `-A` rule (`null` for any other entry), without
+ * building a rule of a table from {@link deferredTable}: a diff finds each chain's run of rules
+ * with it. Equal names are one string.
+ *
+ * @example
+ * appendChainsOf(nat)[0] // "PREROUTING"
+ */
+export function appendChainsOf(table: Table): readonly (string | null)[] {
+  const deferred = DEFERRED.get(table);
+  if (deferred !== undefined) return deferred.structure.appendChains();
+  return table.entries.map((e) => (e.kind === "rule" && e.op === "-A" ? e.chain : null));
+}
+
+/**
+ * Entry `i` of a table, building only it when the table is from {@link deferredTable}.
+ *
+ * @example
+ * entryOf(nat, 0) // { kind: "rule", op: "-A", chain: "PREROUTING", args: [ … ] }
+ */
+export function entryOf(table: Table, i: number): Entry {
+  const deferred = DEFERRED.get(table);
+  return deferred === undefined ? (table.entries[i] as Entry) : deferred.entry(i);
+}
