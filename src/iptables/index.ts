@@ -31,7 +31,7 @@ export { joinPayload } from "./output/restore-text.js";
 export { assemblePayload, generateState, payloadHead, stateAfterFullSync } from "./output/rules.js";
 export { generateSaveText } from "./output/save-text.js";
 export { servicePortRules, servicePortText } from "./output/write-port.js";
-export { appendChainsOf, entryOf } from "./parse/deferred.js";
+export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse/deferred.js";
 // Reading text: which form it is, the restore / save parser, bare rule lines.
 export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
 export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";

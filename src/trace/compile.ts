@@ -6,8 +6,12 @@
  *
  * @module
  */
-import { canonicalizeRuleCached, formatCanonicalRule } from "../iptables/index.js";
-import { isDeferredTable, parsedChainOf } from "../iptables/parse/deferred.js";
+import {
+  canonicalizeRuleCached,
+  formatCanonicalRule,
+  isDeferredTable,
+  parsedChainOf,
+} from "../iptables/index.js";
 import type { CanonicalRule } from "../ir/canonical-types.js";
 import type { Entry, IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
 import { buildChainIndex, type ChainIndex } from "./chain-index.js";
