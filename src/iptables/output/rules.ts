@@ -342,7 +342,7 @@ export function stateAfterFullSync(
   payload: RuleSet,
   traits: ProfileTraits = PROFILES[DEFAULT_PROFILE],
 ): RuleSet {
-  const jumps = builtinJumps(traits);
+  const jumps = stateJumps(traits);
   const targets = jumpTargetChains(traits);
   const tables: Table[] = [];
   for (const name of ["filter", "nat"] as const) {
@@ -350,25 +350,10 @@ export function stateAfterFullSync(
     const deleted = new Set<string>();
     for (const entry of table?.entries ?? [])
       if (entry.kind === "chain" && entry.op === "-X") deleted.add(entry.chain);
-    const chains: ChainDeclaration[] = (BUILTIN_CHAINS[name] ?? []).map((c) => ({
-      name: c,
-      policy: "ACCEPT",
-      counters: { packets: 0n, bytes: 0n },
-    }));
-    const seen = new Set<string>();
-    for (const c of [...targets[name], ...(table?.chains ?? []).map((d) => d.name)]) {
-      if (seen.has(c) || deleted.has(c)) continue;
-      seen.add(c);
-      chains.push(userChain(c));
-    }
-    const entries: Rule[] = [];
-    for (let i = jumps.length - 1; i >= 0; i--) {
-      const jump = jumps[i];
-      if (jump !== undefined && jump.table === name) entries.push(jump.rule);
-    }
-    for (const entry of table?.entries ?? [])
-      if (entry.kind === "rule" && entry.op === "-A") entries.push(entry);
-    tables.push({ name, chains, entries });
+    const declared = (table?.chains ?? []).map((d) => d.name);
+    const entries: Rule[] = [...jumps[name]];
+    for (const entry of table?.entries ?? []) if (isAppend(entry)) entries.push(entry);
+    tables.push({ name, chains: stateChains(name, targets[name], declared, deleted), entries });
   }
   return { family: payload.family, tables };
 }

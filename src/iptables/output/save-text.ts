@@ -17,6 +17,7 @@ import { sortServicePorts } from "../../plan/service-port-order.js";
 import { builtinJumps, jumpTargetChains } from "../base-chains.js";
 import { createContext } from "../context.js";
 import { saveLinesOfRule } from "../print/save.js";
+import { TextRuns } from "../print/text-runs.js";
 import { matchSaveLine } from "../shape/match.js";
 import { type SaveForm, saveText } from "../shape/print.js";
 import type { PortRuleSink } from "../shape/sink.js";
@@ -35,36 +36,15 @@ export interface SaveTextOptions extends GenerateOptions {
   readonly backend?: Backend;
 }
 
-/** A chain of the table being printed. */
-class ChainText {
+/** A chain of the table being printed: its runs of save lines, and whether it is declared. */
+class ChainText extends TextRuns {
   /** Declared by the jumps or the payload (and not a built-in chain). */
   declared = false;
   /** Deleted by the payload (`-X`). */
   deleted = false;
-  /** Its first run of save lines (a flat string of whole lines), or "". */
-  first = "";
-  /** Its later runs, if any (most chains get one run). */
-  more: string[] | null = null;
 
-  constructor(readonly name: string) {}
-
-  /** Whether it holds rules. */
-  hasRules(): boolean {
-    return this.first !== "";
-  }
-
-  /** Adds a run. */
-  add(run: string): void {
-    if (this.first === "") this.first = run;
-    else if (this.more === null) this.more = [run];
-    else this.more.push(run);
-  }
-
-  /** Pushes its runs to `out`. */
-  pushTo(out: string[]): void {
-    if (this.first !== "") out.push(this.first);
-    const more = this.more;
-    if (more !== null) for (let i = 0; i < more.length; i++) out.push(more[i] as string);
+  constructor(readonly name: string) {
+    super();
   }
 }
 
@@ -225,7 +205,7 @@ class TableText {
     const names: string[] = [];
     const user: ChainText[] = [];
     const add = (chain: ChainText): void => {
-      if (((chain.declared && !chain.deleted) || chain.hasRules()) && !builtins.includes(chain.name)) {
+      if (((chain.declared && !chain.deleted) || chain.hasRuns()) && !builtins.includes(chain.name)) {
         names.push(chain.name);
         user.push(chain);
       }

@@ -19,6 +19,7 @@ import {
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../canonical/canonicalize.js";
 import { canonicalSaveLines, expandedSaveLines } from "../shape/general.js";
 import { matchSaveLine } from "../shape/match.js";
+import { TextRuns } from "./text-runs.js";
 
 /**
  * Options of {@link formatSave}.
@@ -39,13 +40,9 @@ export interface FormatSaveOptions {
  * One chain of the table being printed: its last declaration (a built-in chain's policy and
  * counters), its rules' save lines as runs of text, and the first problem among its rules.
  */
-interface ChainText {
-  declaration: ChainDeclaration | null;
-  /** The first run ("" until there is one): most chains have one, and need no list. */
-  run: string;
-  /** The runs after the first. */
-  more: string[] | null;
-  problem: KubeIptablesError | null;
+class ChainText extends TextRuns {
+  declaration: ChainDeclaration | null = null;
+  problem: KubeIptablesError | null = null;
 }
 
 const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
@@ -144,7 +141,7 @@ function pushTable(
   const chainOf = (name: string): ChainText => {
     let chain = chains.get(name);
     if (chain === undefined) {
-      chain = { declaration: null, run: "", more: null, problem: null };
+      chain = new ChainText();
       chains.set(name, chain);
     }
     return chain;
@@ -160,10 +157,7 @@ function pushTable(
   const endRun = (): void => {
     if (run !== null && lines.length > 0) {
       lines.push("");
-      const text = lines.join("\n");
-      if (run.run === "") run.run = text;
-      else if (run.more === null) run.more = [text];
-      else run.more.push(text);
+      run.add(lines.join("\n"));
     }
     lines.length = 0;
   };
@@ -208,9 +202,7 @@ function pushTable(
 /** Pushes a chain's runs, or throws its problem. */
 function pushRuns(out: string[], chain: ChainText): void {
   if (chain.problem !== null) throw chain.problem;
-  if (chain.run !== "") out.push(chain.run);
-  const more = chain.more;
-  if (more !== null) for (let i = 0; i < more.length; i++) out.push(more[i] as string);
+  chain.pushTo(out);
 }
 
 /**
