@@ -9,7 +9,7 @@
 import { canonicalIP, familyOf, joinHostPort } from "../model/ip.js";
 import { scanIPv4 } from "../model/ip-scan.js";
 import type { Endpoint, IPFamily } from "../model/types.js";
-import { PortEndpoints, upperProtocol } from "./port-endpoints.js";
+import { PortEndpoints } from "./port-endpoints.js";
 import type { EndpointSlice, EndpointSliceEndpoint } from "./types.js";
 import { unwatchedLabel } from "./unwatched-labels.js";
 
@@ -33,11 +33,6 @@ export function isSliceRead(slice: EndpointSlice): boolean {
   const namespace = slice.metadata?.namespace ?? "";
   const service = labels?.[SERVICE_NAME_LABEL] ?? "";
   return namespace !== "" && service !== "";
-}
-
-/** Key of a service port among its Service's ports: port name and upper-case protocol. */
-export function portKey(portName: string, protocol: string): string {
-  return `${portName}\u0000${upperProtocol(protocol)}`;
 }
 
 const EMPTY: readonly string[] = [];
@@ -118,8 +113,8 @@ function sortByEndpoint(list: Endpoint[]): void {
 export type DuplicatePolicy = "prefer-local" | "prefer-non-terminating";
 
 /**
- * The endpoints of every port of one Service, by port name and protocol (`get` takes a
- * {@link portKey}), each list sorted by its `ip:port` string.
+ * The endpoints of every port of one Service, by port name and protocol (`of(name, protocol)`),
+ * each list sorted by its `ip:port` string.
  *
  * @param slices the Service's slices, in any order.
  * @param hostname kube-proxy's node name; `""` makes no endpoint local.

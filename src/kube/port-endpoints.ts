@@ -47,24 +47,6 @@ export class PortEndpoints {
     return undefined;
   }
 
-  /** The list of the port whose `portKey` is `key` (`name\0PROTOCOL`), or `undefined`. */
-  get(key: string): Endpoint[] | undefined {
-    const entries = this.entries;
-    if (entries === undefined) return undefined;
-    for (let i = 0; i < entries.length; i += 3) {
-      const name = entries[i] as string;
-      const protocol = entries[i + 1] as string;
-      if (
-        key.length === name.length + 1 + protocol.length &&
-        key.charCodeAt(name.length) === 0 &&
-        key.startsWith(name) &&
-        key.endsWith(protocol)
-      )
-        return entries[i + 2] as Endpoint[];
-    }
-    return undefined;
-  }
-
   /** The list of the port `name` / `protocol` (any case), made empty when there is none yet. */
   listOf(name: string, protocol: string): Endpoint[] {
     const found = this.of(name, protocol);

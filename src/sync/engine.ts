@@ -22,7 +22,7 @@ import {
 } from "../iptables/index.js";
 import type { RuleSet } from "../ir/types.js";
 import { resolveConfig } from "../kube/config.js";
-import { endpointsByPort, portKey } from "../kube/endpoints.js";
+import { endpointsByPort } from "../kube/endpoints.js";
 import { servicePortsOf } from "../kube/service-ports.js";
 import { modelPolicies } from "../kube/to-model.js";
 import type { EndpointSlice, ProxyConfigInput, Service } from "../kube/types.js";
@@ -254,7 +254,7 @@ export function createSync(config?: ProxyConfigInput, options: SyncOptions = {})
       if (ports.length > 0) {
         const byPort = endpointsByPort(index.slicesOf(key), family, resolved.hostname, policies.duplicates);
         ports = ports.map((p) => {
-          const list = byPort.get(portKey(p.portName, p.protocol));
+          const list = byPort.of(p.portName, p.protocol);
           return list === undefined ? p : { ...p, endpoints: list };
         });
       }

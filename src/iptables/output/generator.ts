@@ -126,7 +126,7 @@ export function createGenerator(options: GenerateOptions = {}): Generator {
         if (j !== undefined && samePort(oldPorts[j] as ServicePort, port)) blocks[i] = before.blocks[j];
       }
       if (unchanged && before !== null) {
-        last = { ...before, ports, blocks: before.blocks };
+        last = { ...before, ports };
         return before.text;
       }
       const order = sameOrder && before !== null ? before.order : orderOf(ports);
