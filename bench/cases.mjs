@@ -8,6 +8,7 @@ import base32Encode from "base32-encode";
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
 import { detectFeatures, libraryPath, readClusterInput } from "./load.mjs";
 import { minimalWriterRefusal, writeMinimalRestoreText } from "./minimal-writer.mjs";
+import { writeRequiredRestoreText } from "./required-writer.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
 export const MODELS = [
@@ -350,6 +351,16 @@ const OPS = {
       return { prepare: () => model, run: (m) => writeMinimalRestoreText(m), describe: textResult };
     },
   },
+  "required-writer": {
+    label:
+      "the yardstick plus what the house requires (bench/required-writer.mjs: the guard, a plan per port, memoized names), nothing of ours",
+    setup: (lib, input) => {
+      const model = modelOf(lib, input);
+      const refusal = minimalWriterRefusal(model);
+      if (refusal !== null) throw new Error(`required writer: ${refusal}`);
+      return { prepare: () => model, run: (m) => writeRequiredRestoreText(m), describe: textResult };
+    },
+  },
   "save-state": {
     label: "model → state → save text (formatSave(generateState)), the design's own path",
     needs: "save",
@@ -557,7 +568,7 @@ export function caseIds() {
   for (const m of MODELS)
     for (const op of ["restore", "resync", "save", "kube", "build"]) ids.push(`${op}:${m.name}`);
   for (const m of MODELS.slice(0, 6)) ids.push(`update-endpoint:${m.name}`);
-  ids.push(`minimal-writer:${TEN_K}`, `save-state:${TEN_K}`);
+  ids.push(`minimal-writer:${TEN_K}`, `required-writer:${TEN_K}`, `save-state:${TEN_K}`);
   ids.push(`restore-ir:${TEN_K}`, `resync-same:${TEN_K}`);
   for (const m of ["bench-clusterip-10000", "bench-clusterip-1000x100", "bench-mixed-10000"])
     ids.push(`hash-floor:${m}`);
@@ -585,6 +596,7 @@ export function issue21CaseIds() {
     for (const m of CLUSTERIP_SIZES) ids.push(`${op}:${m}`);
   for (const op of [
     "minimal-writer",
+    "required-writer",
     "save",
     "save-state",
     "cli",
@@ -608,6 +620,13 @@ export const ALTERNATIONS = [
     id: "ab:yardstick",
     what: "cold `generateRestoreText` 10k ÷ the minimal writer (bench/minimal-writer.mjs) cold",
     a: `restore:${TEN_K}`,
+    b: `minimal-writer:${TEN_K}`,
+    same: true,
+  },
+  {
+    id: "ab:requirements",
+    what: "cold bench/required-writer.mjs (the yardstick plus the guard, a plan per port and memoized names) 10k ÷ the minimal writer cold",
+    a: `required-writer:${TEN_K}`,
     b: `minimal-writer:${TEN_K}`,
     same: true,
   },

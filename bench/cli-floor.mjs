@@ -4,6 +4,13 @@
 // JSON.parses it. The kinds are run in turn (floor, restore, save, floor, …), so that a shared
 // machine's drift falls on all of them alike; CPU time (user + system, start-up included) is
 // the figure compared, wall time is shown beside it. Writes bench/cli-floor.json.
+// Beside them run the lower bounds of the two targets ("minimal restore", "minimal save"): the
+// floor, then the yardsticks (bench/minimal-writer.mjs, bench/minimal-save-writer.mjs) writing
+// the same text straight from the parsed objects (no validation, no model of ours) to stdout;
+// their bytes are held to the CLI's every round. A CLI that reads the file and hashes with the
+// mandated libraries does at least that much. "required restore" adds what the house requires of
+// any CLI and generator: a part of the API server's checks of the fields written, and the
+// guard, plan and memoized names of bench/required-writer.mjs.
 //   node bench/cli-floor.mjs [--runs N] [--model NAME] [--pretty] [--old DIST_DIR]
 //   node bench/cli-floor.mjs --breakdown [--runs N] [--model NAME] [--pretty]
 // --pretty writes the model indented, as `kubectl get -o json` prints (37 MB instead of 19 MB
@@ -13,7 +20,7 @@
 // --breakdown runs the CLI in processes of its own that time each stage in CPU ms (start-up,
 // import, read, JSON.parse, validate + build, generate, write) and prints the medians; it does
 // not write bench/cli-floor.json.
-// Also run as a child of itself: `--child floor FILE`, `--child cli|breakdown DIST FILE [ARGS…]`.
+// Also run as a child of itself: `--child floor|minimal-restore|minimal-save|required-restore FILE`, `--child cli|breakdown DIST FILE [ARGS…]`.
 // The child imports nothing but what it measures: the floor and the CLI pay the same start-up.
 
 const CPU_MARK = "@@CPU ";
@@ -36,6 +43,29 @@ async function child([what, ...args]) {
   if (what === "floor") {
     const { readFileSync } = await import("node:fs");
     JSON.parse(readFileSync(args[0], "utf8"));
+    return;
+  }
+  if (what === "required-restore") {
+    // The floor, a part of the API server's checks, then the yardstick with what the house
+    // requires of any generator (bench/required-writer.mjs), and the write.
+    const { readFileSync } = await import("node:fs");
+    const { minimalModelOf } = await import("./minimal-writer.mjs");
+    const { checkClusterObjects, writeRequiredRestoreText } = await import("./required-writer.mjs");
+    const input = JSON.parse(readFileSync(args[0], "utf8"));
+    checkClusterObjects(input);
+    process.stdout.write(writeRequiredRestoreText(minimalModelOf(input)));
+    return;
+  }
+  if (what === "minimal-restore" || what === "minimal-save") {
+    // The lower bounds: the floor, then the yardstick's text straight from the parsed objects
+    // (nothing validated, no model of ours) and the write. The parent compares their bytes with
+    // the CLI's.
+    const { readFileSync } = await import("node:fs");
+    const { minimalModelOf, writeMinimalRestoreText } = await import("./minimal-writer.mjs");
+    const { writeMinimalSaveText } = await import("./minimal-save-writer.mjs");
+    const write = what === "minimal-save" ? writeMinimalSaveText : writeMinimalRestoreText;
+    const input = JSON.parse(readFileSync(args[0], "utf8"));
+    process.stdout.write(write(minimalModelOf(input)));
     return;
   }
   const [dist, ...argv] = args;
@@ -148,6 +178,9 @@ async function parent() {
     ? { restore: ["breakdown", dist, ...restore], save: ["breakdown", dist, ...save] }
     : {
         floor: ["floor", file],
+        "minimal restore": ["minimal-restore", file],
+        "minimal save": ["minimal-save", file],
+        "required restore": ["required-restore", file],
         restore: ["cli", dist, ...restore],
         save: ["cli", dist, ...save],
         ...(values.old === undefined
@@ -159,6 +192,8 @@ async function parent() {
       };
   const samples = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
   const load = [loadavg()[0]];
+  // The lower bounds' texts of this round (restore, save), held to the CLI's.
+  const minimalText = {};
   try {
     for (let i = 0; i < runs; i++) {
       for (const [kind, args] of Object.entries(kinds)) {
@@ -173,6 +208,11 @@ async function parent() {
         const line = lines.find((l) => l.startsWith(CPU_MARK));
         if (r.status !== 0 || line === undefined)
           throw new Error(`${kind} failed (${r.status}): ${r.stderr}`);
+        if (kind.startsWith("minimal ")) minimalText[kind.slice("minimal ".length)] = r.stdout;
+        if (kind === "required restore" && r.stdout !== minimalText.restore)
+          throw new Error("the required restore kind and the minimal one wrote different text");
+        if (minimalText[kind] !== undefined && r.stdout !== minimalText[kind])
+          throw new Error(`the minimal ${kind} kind and the CLI wrote different text`);
         const stages = lines.find((l) => l.startsWith(STAGES_MARK));
         samples[kind].push({
           cpu: Number(line.slice(CPU_MARK.length)),

@@ -30,7 +30,7 @@ const head = new Uint8Array(10);
 const NO_PADDING = { padding: false };
 
 /** kube-proxy's chain hash: base32 (RFC 4648, no padding) of the first 10 bytes of SHA-256. */
-function hash(text) {
+export function hash(text) {
   const digest = sha256.array(text);
   for (let i = 0; i < 10; i++) head[i] = digest[i];
   return base32Encode(head, "RFC4648", NO_PADDING);
@@ -97,7 +97,8 @@ export function minimalRestoreText(model) {
 
 // Go's %0.10f of 1/k, once per k: toFixed agrees with it for every k below 2048 (the first tie).
 const probabilities = [];
-function probability(k) {
+/** kube-proxy's `--probability` text for the statistic rule of an endpoint with `k` left. */
+export function probability(k) {
   let text = probabilities[k];
   if (text === undefined) {
     text = (1 / k).toFixed(10);
@@ -111,15 +112,8 @@ function probability(k) {
  * (the bench checks once, untimed; `minimalRestoreText` checks every time).
  */
 export function writeMinimalRestoreText(model) {
-  const mark = `0x${(2 ** model.config.masqueradeBit).toString(16).padStart(8, "0")}`;
   const notLocal = `! -s ${model.config.detectLocal.cidrs[0]}`;
-
-  // kube-proxy's order: `ns/name:port` as bytes (the protocol is always tcp here).
-  const keyed = model.servicePorts.map((p) => ({
-    name: p.portName === "" ? `${p.namespace}/${p.name}` : `${p.namespace}/${p.name}:${p.portName}`,
-    p,
-  }));
-  keyed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const keyed = sortedPorts(model);
 
   // One flat string per port and section, joined at the end: `+=` alone would leave trees of
   // small strings for the final join to walk (twice the time, measured).
@@ -153,7 +147,22 @@ export function writeMinimalRestoreText(model) {
     declarations[i] = decl.join("");
     rules[i] = svcRules.join("") + sepRules.join("");
   }
+  return payload(model, declarations, rules);
+}
 
+/** The ports with their `ns/name:port` names, in kube-proxy's order (those names as bytes; always tcp here). */
+export function sortedPorts(model) {
+  const keyed = model.servicePorts.map((p) => ({
+    name: p.portName === "" ? `${p.namespace}/${p.name}` : `${p.namespace}/${p.name}:${p.portName}`,
+    p,
+  }));
+  keyed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return keyed;
+}
+
+/** The whole payload: the fixed head and tail around the ports' declarations and rules (one string per port each). */
+export function payload(model, declarations, rules) {
+  const mark = `0x${(2 ** model.config.masqueradeBit).toString(16).padStart(8, "0")}`;
   return (
     "*filter\n" +
     ":KUBE-SERVICES - [0:0]\n:KUBE-EXTERNAL-SERVICES - [0:0]\n:KUBE-FORWARD - [0:0]\n" +
@@ -173,4 +182,58 @@ export function writeMinimalRestoreText(model) {
     '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS\n' +
     "COMMIT\n"
   );
+}
+
+/**
+ * The writer's model read straight from a cluster file's Kubernetes objects, with nothing checked:
+ * what the CLI's lower bound (the `minimal` kind of bench/cli-floor.mjs) writes from. It reads only
+ * what the bench's ClusterIP models use (each Service's cluster IP and TCP ports, each slice's
+ * ready endpoints' first address and its ports by name, the masquerade bit and the one cluster
+ * CIDR); bench/cli-floor.mjs compares its bytes with the CLI's on every round.
+ */
+export function minimalModelOf(input) {
+  const endpointsOf = new Map();
+  for (const slice of input.endpointSlices) {
+    const key = `${slice.metadata.namespace}/${slice.metadata.labels["kubernetes.io/service-name"]}`;
+    let list = endpointsOf.get(key);
+    if (list === undefined) {
+      list = [];
+      endpointsOf.set(key, list);
+    }
+    for (const port of slice.ports)
+      for (const e of slice.endpoints) {
+        if (e.conditions?.ready === false) continue;
+        const ip = e.addresses[0];
+        // Kept endpoints are ready, so serving and not terminating: what the required writer's
+        // plan (bench/required-writer.mjs) reads.
+        list.push({
+          portName: port.name ?? "",
+          ip,
+          endpoint: `${ip}:${port.port}`,
+          ready: true,
+          serving: true,
+          terminating: false,
+          isLocal: e.nodeName === input.config.hostname,
+        });
+      }
+  }
+  const servicePorts = [];
+  for (const svc of input.services) {
+    const all = endpointsOf.get(`${svc.metadata.namespace}/${svc.metadata.name}`) ?? [];
+    for (const port of svc.spec.ports) {
+      const portName = port.name ?? "";
+      const endpoints = all.filter((e) => e.portName === portName);
+      endpoints.sort((a, b) => (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0));
+      servicePorts.push({
+        namespace: svc.metadata.namespace,
+        name: svc.metadata.name,
+        portName,
+        clusterIP: svc.spec.clusterIP,
+        port: port.port,
+        endpoints,
+      });
+    }
+  }
+  const { masqueradeBit = 14, detectLocal } = input.config;
+  return { config: { masqueradeBit, detectLocal }, servicePorts };
 }

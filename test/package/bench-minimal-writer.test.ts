@@ -3,11 +3,23 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { minimalRestoreText, minimalWriterRefusal } from "../../bench/minimal-writer.mjs";
+import { writeMinimalSaveText } from "../../bench/minimal-save-writer.mjs";
+import {
+  minimalModelOf,
+  minimalRestoreText,
+  minimalWriterRefusal,
+  writeMinimalRestoreText,
+} from "../../bench/minimal-writer.mjs";
+import {
+  checkClusterObjects,
+  rememberedPorts,
+  writeRequiredRestoreText,
+} from "../../bench/required-writer.mjs";
 import {
   type ClusterInput,
   type ClusterModel,
   generateRestoreText,
+  generateSaveText,
   modelFromKubernetes,
 } from "../../src/index.js";
 
@@ -80,6 +92,11 @@ const SMALL = cluster([
   { ns: "default", name: "big", ports: ["http"], endpoints: 1000 },
 ]);
 
+function bench1000(): ClusterInput {
+  const raw = gunzipSync(readFileSync("test/fixtures/bench/bench-clusterip-1000.json.gz"));
+  return JSON.parse(raw.toString("utf8")) as ClusterInput;
+}
+
 describe("bench/minimal-writer.mjs", () => {
   it("writes generateRestoreText's bytes for a small ClusterIP model", () => {
     const model = modelFromKubernetes(SMALL);
@@ -91,10 +108,15 @@ describe("bench/minimal-writer.mjs", () => {
   });
 
   it("writes generateRestoreText's bytes for the bench's 1,000-service model", () => {
-    const raw = gunzipSync(readFileSync("test/fixtures/bench/bench-clusterip-1000.json.gz"));
-    const input = JSON.parse(raw.toString("utf8")) as ClusterInput;
-    const model = modelFromKubernetes(input);
+    const model = modelFromKubernetes(bench1000());
     expect(minimalRestoreText(model)).toBe(generateRestoreText(model));
+  });
+
+  it("writes the CLI's bytes from the raw objects (the CLI's lower bound in bench/cli-floor.mjs)", () => {
+    for (const input of [SMALL, bench1000()])
+      expect(writeMinimalRestoreText(minimalModelOf(input))).toBe(
+        generateRestoreText(modelFromKubernetes(input)),
+      );
   });
 
   it("refuses, saying why, every model outside its assumptions", () => {
@@ -129,6 +151,102 @@ describe("bench/minimal-writer.mjs", () => {
     for (const [bad, why] of cases) {
       expect(minimalWriterRefusal(bad)).toMatch(why);
       expect(() => minimalRestoreText(bad)).toThrow(why);
+    }
+  });
+});
+
+describe("bench/required-writer.mjs", () => {
+  it("writes the minimal writer's bytes, remembering every port's names, and writes them again from memory", () => {
+    const model = modelFromKubernetes(bench1000());
+    const before = rememberedPorts();
+    const first = writeRequiredRestoreText(model);
+    expect(first).toBe(writeMinimalRestoreText(model));
+    expect(rememberedPorts() - before).toBe(model.servicePorts.length);
+    expect(writeRequiredRestoreText(model)).toBe(first);
+  });
+
+  it("guards what it writes: a line feed in a name is refused", () => {
+    const model = modelFromKubernetes(SMALL);
+    const [first, ...rest] = model.servicePorts;
+    if (first === undefined) throw new Error("no ports");
+    const bad = { ...model, servicePorts: [{ ...first, name: "web\n-A X" }, ...rest] };
+    expect(() => writeRequiredRestoreText(bad)).toThrow(/cannot be written/);
+    const [ep, ...eps] = first.endpoints;
+    if (ep === undefined) throw new Error("no endpoints");
+    const badEndpoint = {
+      ...model,
+      servicePorts: [{ ...first, endpoints: [{ ...ep, ip: "10.0.0.1\0" }, ...eps] }, ...rest],
+    };
+    expect(() => writeRequiredRestoreText(badEndpoint)).toThrow(/cannot be written/);
+  });
+
+  it("writes from its plan: an endpoint that is not ready gets no rule, as in the library", () => {
+    const model = modelFromKubernetes(SMALL);
+    const ports = model.servicePorts.map((p) =>
+      p.name === "big"
+        ? {
+            ...p,
+            endpoints: p.endpoints.map((e, i) => (i === 0 ? { ...e, ready: false, serving: false } : e)),
+          }
+        : p,
+    );
+    const changed = { ...model, servicePorts: ports };
+    const text = writeRequiredRestoreText(changed);
+    expect(text.match(/ -j DNAT /g)).toHaveLength(3 * 2 + 1 + 12 + 7 * 2 + 2 + 999);
+    expect(text).toBe(generateRestoreText(changed));
+  });
+});
+
+describe("bench/minimal-save-writer.mjs", () => {
+  it("writes generateSaveText's bytes, from the model and from the raw objects", () => {
+    for (const input of [SMALL, bench1000()]) {
+      const model = modelFromKubernetes(input);
+      const text = generateSaveText(model);
+      expect(writeMinimalSaveText(model)).toBe(text);
+      expect(writeMinimalSaveText(minimalModelOf(input))).toBe(text);
+    }
+  });
+});
+
+describe("checkClusterObjects (the required CLI bound's part of the API server's checks)", () => {
+  it("accepts the bench's clusters and refuses, with the path, what the library refuses", () => {
+    expect(() => checkClusterObjects(bench1000())).not.toThrow();
+    expect(() => checkClusterObjects(SMALL)).not.toThrow();
+    const services = SMALL.services as unknown as {
+      metadata: object;
+      spec: { clusterIP: string; ports: object[] };
+    }[];
+    const slices = SMALL.endpointSlices as unknown as { endpoints: { addresses: string[] }[] }[];
+    const [svc] = services;
+    const [slice] = slices;
+    if (svc === undefined || slice === undefined) throw new Error("empty cluster");
+    const cases: [ClusterInput, RegExp][] = [
+      [
+        { ...SMALL, services: [{ ...svc, metadata: { ...svc.metadata, name: "Web" } }] },
+        /services\[0\]\.metadata\.name/,
+      ],
+      [
+        { ...SMALL, services: [{ ...svc, spec: { ...svc.spec, clusterIP: "10.96.0.256" } }] },
+        /services\[0\]\.spec\.clusterIP/,
+      ],
+      [
+        {
+          ...SMALL,
+          services: [{ ...svc, spec: { ...svc.spec, ports: [{ name: "http", port: 0, protocol: "TCP" }] } }],
+        },
+        /services\[0\]\.spec\.ports\[0\]\.port/,
+      ],
+      [
+        {
+          ...SMALL,
+          endpointSlices: [{ ...slice, endpoints: [{ ...slice.endpoints[0], addresses: ["10.1.1"] }] }],
+        },
+        /endpointSlices\[0\]\.endpoints\[0\]\.addresses\[0\]/,
+      ],
+    ] as [ClusterInput, RegExp][];
+    for (const [bad, where] of cases) {
+      expect(() => checkClusterObjects(bad)).toThrow(where);
+      expect(() => modelFromKubernetes(bad)).toThrow();
     }
   });
 });

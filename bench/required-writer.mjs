@@ -1,0 +1,173 @@
+// The yardstick plus what the house requires of any generator, and nothing more: the bound under
+// issue 21's library target (cold `generateRestoreText` ≤ 1.15 × the minimal writer). It writes
+// the minimal writer's bytes for the same models (test/package/bench-minimal-writer.test.ts), with
+// the same hashing, templates and payload, and adds only the three things the minimal writer may
+// skip and the library may not:
+// - the guard (DESIGN.md: nothing a user can put in a name changes the structure of the text,
+//   "whichever path built the model"): every string of the model that is written is tested for a
+//   line feed, a carriage return or a NUL, one regular-expression test each;
+// - the plan (issue 21, "The shape to reach" 1: a plan per service port, computed from the
+//   model, which the writers turn into rules): the port's endpoints sorted into the lists its
+//   chains use (ready ones for the cluster chain, serving-terminating ones when none is ready,
+//   the node's own for a Local policy), and the writing reads the plan's list;
+// - memoized names (DESIGN.md, "Chain names and per-service rules are memoized"): a port's SEP
+//   names are remembered with its endpoints, for the next generation to find.
+// Each is the cheapest form we know of its job. `ab:requirements` (bench/cases.mjs) times it cold
+// beside the minimal writer; if the quotient is over 1.15, no generator that keeps these three
+// can meet the target.
+import { hash, payload, probability, sortedPorts } from "./minimal-writer.mjs";
+
+const UNSAFE = /[\n\r\0]/;
+
+/** Throws unless `value` can be written (the guard). */
+function guard(value) {
+  if (UNSAFE.test(value)) throw new Error(`${JSON.stringify(value)} cannot be written into rules text`);
+}
+
+/**
+ * The port's plan: which endpoints its cluster chain balances over, and, for a Local policy, its
+ * local chain. The cheapest form: one pass over the endpoints (which the guard needs anyway), and
+ * when every endpoint is ready the cluster list is the port's own list, not a copy. The bench's
+ * models are ClusterIP only with Cluster policies, so `local` is never sorted out here.
+ */
+function planOf(port) {
+  const eps = port.endpoints;
+  let allReady = true;
+  for (let j = 0; j < eps.length; j++) {
+    const e = eps[j];
+    guard(e.ip);
+    guard(e.endpoint);
+    if (!e.ready) allReady = false;
+  }
+  const local = port.internalPolicyLocal || port.externalPolicyLocal ? eps.filter((e) => e.isLocal) : NONE;
+  if (allReady) return { cluster: eps, local, hasEndpoints: eps.length > 0 };
+  let cluster = eps.filter((e) => e.ready);
+  if (cluster.length === 0) cluster = eps.filter((e) => e.serving && e.terminating);
+  return { cluster, local, hasEndpoints: cluster.length > 0 };
+}
+
+const NONE = [];
+
+// Port name → its SEP chain names and the endpoints they were made for, index for index.
+const remembered = new Map();
+
+/** The restore text of a model that `minimalWriterRefusal` accepts, with the guard, the plan and memoized names. */
+export function writeRequiredRestoreText(model) {
+  const notLocal = `! -s ${model.config.detectLocal.cidrs[0]}`;
+  guard(notLocal);
+  const keyed = sortedPorts(model);
+  const declarations = new Array(keyed.length);
+  const rules = new Array(keyed.length);
+  for (let i = 0; i < keyed.length; i++) {
+    const { name, p } = keyed[i];
+    guard(name);
+    guard(p.clusterIP);
+    const plan = planOf(p);
+    const eps = plan.cluster;
+    const n = eps.length;
+    // The cheapest memory: the plan's own endpoint list (the model does not change under it) and
+    // one array of names beside it; a list that is not the one remembered is named afresh.
+    let names = remembered.get(name);
+    if (names === undefined || names.endpoints !== eps) {
+      names = { endpoints: eps, sep: new Array(n) };
+      remembered.set(name, names);
+    }
+    const svc = `KUBE-SVC-${hash(`${name}tcp`)}`;
+    const match = `-m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${p.clusterIP} --dport ${p.port}`;
+    const decl = [`:${svc} - [0:0]\n`];
+    const svcRules = [
+      `-A KUBE-SERVICES ${match} -j ${svc}\n`,
+      `-A ${svc} ${match} ${notLocal} -j KUBE-MARK-MASQ\n`,
+    ];
+    const sepRules = [];
+    for (let j = 0; j < n; j++) {
+      const e = eps[j];
+      let sep = names.sep[j];
+      if (sep === undefined) {
+        sep = `KUBE-SEP-${hash(`${name}tcp${e.endpoint}`)}`;
+        names.sep[j] = sep;
+      }
+      decl.push(`:${sep} - [0:0]\n`);
+      svcRules.push(
+        j < n - 1
+          ? `-A ${svc} -m statistic --mode random --probability ${probability(n - j)} -j ${sep}\n`
+          : `-A ${svc} -j ${sep}\n`,
+      );
+      sepRules.push(
+        `-A ${sep} -s ${e.ip} -j KUBE-MARK-MASQ\n-A ${sep} -m tcp -p tcp -j DNAT --to-destination ${e.endpoint}\n`,
+      );
+    }
+    declarations[i] = decl.join("");
+    rules[i] = svcRules.join("") + sepRules.join("");
+  }
+  return payload(model, declarations, rules);
+}
+
+/** How many ports have names remembered (for the test: the memo is real). */
+export function rememberedPorts() {
+  return remembered.size;
+}
+
+// What the API server checks of the fields the text is made from, as its validation does (a part
+// of it, so the bound stays a bound): names are DNS labels (RFC 1123; a Service's name RFC 1035),
+// ports are integers in range, protocols known, addresses IPv4 (the bench's family).
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const PROTOCOLS = new Set(["TCP", "UDP", "SCTP"]);
+
+function check(ok, path, value) {
+  if (!ok) throw new Error(`${path}: ${JSON.stringify(value)} is invalid`);
+}
+function label(value, path, pattern = DNS1123_LABEL) {
+  check(typeof value === "string" && value.length <= 63 && pattern.test(value), path, value);
+}
+function port(value, path, min = 1) {
+  check(Number.isInteger(value) && value >= min && value <= 65535, path, value);
+}
+
+/**
+ * Throws at the first field of a cluster file's objects that the API server would refuse, among
+ * those the text is made from; the required CLI bound (bench/cli-floor.mjs) runs it before
+ * `minimalModelOf`.
+ */
+export function checkClusterObjects(input) {
+  input.services.forEach((svc, i) => {
+    const at = `services[${i}]`;
+    label(svc.metadata.namespace, `${at}.metadata.namespace`);
+    label(svc.metadata.name, `${at}.metadata.name`, DNS1035_LABEL);
+    check(IPV4.test(svc.spec.clusterIP), `${at}.spec.clusterIP`, svc.spec.clusterIP);
+    svc.spec.ports.forEach((p, j) => {
+      if (p.name !== undefined || svc.spec.ports.length > 1) label(p.name, `${at}.spec.ports[${j}].name`);
+      port(p.port, `${at}.spec.ports[${j}].port`);
+      check(PROTOCOLS.has(p.protocol ?? "TCP"), `${at}.spec.ports[${j}].protocol`, p.protocol);
+    });
+  });
+  input.endpointSlices.forEach((slice, i) => {
+    const at = `endpointSlices[${i}]`;
+    label(slice.metadata.namespace, `${at}.metadata.namespace`);
+    const name = slice.metadata.name;
+    check(
+      typeof name === "string" && name.length <= 253 && DNS1123_SUBDOMAIN.test(name),
+      `${at}.metadata.name`,
+      name,
+    );
+    check(slice.addressType === "IPv4", `${at}.addressType`, slice.addressType);
+    slice.ports.forEach((p, j) => {
+      if (p.name !== undefined) label(p.name, `${at}.ports[${j}].name`);
+      port(p.port, `${at}.ports[${j}].port`, 0);
+      check(PROTOCOLS.has(p.protocol ?? "TCP"), `${at}.ports[${j}].protocol`, p.protocol);
+    });
+    slice.endpoints.forEach((e, j) => {
+      const addresses = e.addresses;
+      check(
+        Array.isArray(addresses) && addresses.length >= 1 && addresses.length <= 100,
+        `${at}.endpoints[${j}].addresses`,
+        addresses,
+      );
+      for (let k = 0; k < addresses.length; k++)
+        check(IPV4.test(addresses[k]), `${at}.endpoints[${j}].addresses[${k}]`, addresses[k]);
+    });
+  });
+}
