@@ -325,6 +325,63 @@ function issue21Targets(results) {
   return rows;
 }
 
+/**
+ * The lower bounds under the targets: processes and loops that do only part of what the CLI and
+ * the library must do (bench/minimal-writer.mjs, minimal-save-writer.mjs, required-writer.mjs),
+ * against the same limit. A bound over its limit proves the target out of reach for any code
+ * that does at least that much. Rows: [target, bound, wall, CPU, verdict, measured in].
+ */
+function lowerBoundRows(results) {
+  const rows = [];
+  const times = (r) => `${r.toFixed(2)}×`;
+  const verdict = (cpu, limit) =>
+    cpu > limit ? "**over the limit: out of reach**" : "under the limit: not a proof";
+  const floor = results.cliFloor;
+  for (const [kind, target, limit, bound] of [
+    [
+      "minimal restore",
+      "CLI restore ≤ 3.0 × the floor",
+      3.0,
+      "read + JSON.parse + the yardstick straight from the parsed objects (nothing checked) + write",
+    ],
+    [
+      "required restore",
+      "CLI restore ≤ 3.0 × the floor",
+      3.0,
+      "the same, with a part of the API server's checks and the guard, plan and memoized names of required-writer.mjs",
+    ],
+    [
+      "minimal save",
+      "CLI save text ≤ 3.5 × the floor",
+      3.5,
+      "read + JSON.parse + the save-text yardstick (minimal-save-writer.mjs, nothing checked) + write",
+    ],
+  ]) {
+    const c = floor?.cases[kind];
+    if (c === undefined) {
+      rows.push([target, bound, "not run", "–", "–", "–"]);
+      continue;
+    }
+    const [w, u] = ["wall", "cpu"].map((m) => c[m].median / floor.cases.floor[m].median);
+    rows.push([target, bound, times(w), times(u), verdict(u, limit), measuredIn(results, floor)]);
+  }
+  const a = alternation(results, "ab:requirements");
+  const target = "library cold `generateRestoreText` ≤ 1.15 × the yardstick";
+  const bound =
+    "the yardstick plus the guard, a plan per port and memoized names (required-writer.mjs), cold, alternately";
+  if (a === undefined) rows.push([target, bound, "not run", "–", "–", "–"]);
+  else
+    rows.push([
+      target,
+      `${bound} (median of ${a.rounds} rounds)`,
+      times(a.wall),
+      times(a.cpu),
+      verdict(a.cpu, 1.15),
+      measuredIn(results, a.alt),
+    ]);
+  return rows;
+}
+
 /** Every alternation: both medians, and the median, min and max of the per-round quotients. */
 function alternationRows(results) {
   return (results.alternations ?? []).map((alt) => {
@@ -434,6 +491,16 @@ export function renderReport(results) {
   );
   out.push("");
   out.push(table(["target", "wall", "met", "CPU", "met", "measured in"], issue21Targets(results)));
+  out.push("");
+  out.push("### Lower bounds under the targets");
+  out.push("");
+  out.push(
+    "Each bound does only part of what the CLI or the library must do, and writes the same bytes (compared every round). " +
+      "Ratios are to the same floor or yardstick as the target's, medians, CPU the figure compared. A bound over its limit " +
+      "proves the target out of reach for any code that does at least that much.",
+  );
+  out.push("");
+  out.push(table(["target", "lower bound", "wall", "CPU", "verdict", "measured in"], lowerBoundRows(results)));
   out.push("");
   out.push("## Alternations");
   out.push("");
