@@ -9,8 +9,9 @@
 // the same text straight from the parsed objects (no validation, no model of ours) to stdout;
 // their bytes are held to the CLI's every round. A CLI that reads the file and hashes with the
 // mandated libraries does at least that much. "required restore" adds what the house requires of
-// any CLI and generator: a part of the API server's checks of the fields written, and the
-// guard, plan and memoized names of bench/required-writer.mjs.
+// any CLI: a part of the API server's checks of the fields written, and the plan per port of
+// bench/required-writer.mjs (no guard: the checks let no unsafe character through; no memory of
+// names: the process ends).
 //   node bench/cli-floor.mjs [--runs N] [--model NAME] [--pretty] [--old DIST_DIR]
 //   node bench/cli-floor.mjs --breakdown [--runs N] [--model NAME] [--pretty]
 // --pretty writes the model indented, as `kubectl get -o json` prints (37 MB instead of 19 MB
@@ -46,14 +47,15 @@ async function child([what, ...args]) {
     return;
   }
   if (what === "required-restore") {
-    // The floor, a part of the API server's checks, then the yardstick with what the house
-    // requires of any generator (bench/required-writer.mjs), and the write.
+    // The floor, a part of the API server's checks, then the yardstick with a plan per port
+    // (bench/required-writer.mjs), and the write.
     const { readFileSync } = await import("node:fs");
     const { minimalModelOf } = await import("./minimal-writer.mjs");
     const { checkClusterObjects, writeRequiredRestoreText } = await import("./required-writer.mjs");
     const input = JSON.parse(readFileSync(args[0], "utf8"));
     checkClusterObjects(input);
-    process.stdout.write(writeRequiredRestoreText(minimalModelOf(input)));
+    // Checked input needs no guard, and a one-shot process no memory of names: only the plan.
+    process.stdout.write(writeRequiredRestoreText(minimalModelOf(input), { checked: true, memo: false }));
     return;
   }
   if (what === "minimal-restore" || what === "minimal-save") {

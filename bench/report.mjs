@@ -348,7 +348,7 @@ function lowerBoundRows(results) {
       "required restore",
       "CLI restore ≤ 3.0 × the floor",
       3.0,
-      "the same, with a part of the API server's checks and the guard, plan and memoized names of required-writer.mjs",
+      "the same, with a part of the API server's checks and a plan per port (required-writer.mjs, checked input: no guard, no memo)",
     ],
     [
       "minimal save",
@@ -500,7 +500,9 @@ export function renderReport(results) {
       "proves the target out of reach for any code that does at least that much.",
   );
   out.push("");
-  out.push(table(["target", "lower bound", "wall", "CPU", "verdict", "measured in"], lowerBoundRows(results)));
+  out.push(
+    table(["target", "lower bound", "wall", "CPU", "verdict", "measured in"], lowerBoundRows(results)),
+  );
   out.push("");
   out.push("## Alternations");
   out.push("");

@@ -1,7 +1,10 @@
 import type { ClusterModel } from "../src/index.js";
 
 /** The minimal writer's bytes, with the guard, a plan per port and memoized names (unchecked model). */
-export declare function writeRequiredRestoreText(model: ClusterModel): string;
+export declare function writeRequiredRestoreText(
+  model: ClusterModel,
+  options?: { readonly checked?: boolean; readonly memo?: boolean },
+): string;
 /** How many ports have their SEP names remembered. */
 export declare function rememberedPorts(): number;
 /** Throws at the first field the API server would refuse, among those the text is made from. */

@@ -30,13 +30,15 @@ function guard(value) {
  * when every endpoint is ready the cluster list is the port's own list, not a copy. The bench's
  * models are ClusterIP only with Cluster policies, so `local` is never sorted out here.
  */
-function planOf(port) {
+function planOf(port, guarded) {
   const eps = port.endpoints;
   let allReady = true;
   for (let j = 0; j < eps.length; j++) {
     const e = eps[j];
-    guard(e.ip);
-    guard(e.endpoint);
+    if (guarded) {
+      guard(e.ip);
+      guard(e.endpoint);
+    }
     if (!e.ready) allReady = false;
   }
   const local = port.internalPolicyLocal || port.externalPolicyLocal ? eps.filter((e) => e.isLocal) : NONE;
@@ -51,27 +53,36 @@ const NONE = [];
 // Port name → its SEP chain names and the endpoints they were made for, index for index.
 const remembered = new Map();
 
-/** The restore text of a model that `minimalWriterRefusal` accepts, with the guard, the plan and memoized names. */
-export function writeRequiredRestoreText(model) {
+/**
+ * The restore text of a model that `minimalWriterRefusal` accepts, with the guard, the plan and
+ * memoized names. Options for the CLI's bound, where less is required: `checked` (the input
+ * passed the API server's checks, which let no unsafe character through: no guard) and
+ * `memo: false` (a one-shot process need not remember names).
+ */
+export function writeRequiredRestoreText(model, { checked = false, memo = true } = {}) {
+  const guarded = !checked;
   const notLocal = `! -s ${model.config.detectLocal.cidrs[0]}`;
-  guard(notLocal);
+  if (guarded) guard(notLocal);
   const keyed = sortedPorts(model);
   const declarations = new Array(keyed.length);
   const rules = new Array(keyed.length);
   for (let i = 0; i < keyed.length; i++) {
     const { name, p } = keyed[i];
-    guard(name);
-    guard(p.clusterIP);
-    const plan = planOf(p);
+    if (guarded) {
+      guard(name);
+      guard(p.clusterIP);
+    }
+    const plan = planOf(p, guarded);
     const eps = plan.cluster;
     const n = eps.length;
     // The cheapest memory: the plan's own endpoint list (the model does not change under it) and
     // one array of names beside it; a list that is not the one remembered is named afresh.
-    let names = remembered.get(name);
-    if (names === undefined || names.endpoints !== eps) {
+    let names = memo ? remembered.get(name) : undefined;
+    if (memo && (names === undefined || names.endpoints !== eps)) {
       names = { endpoints: eps, sep: new Array(n) };
       remembered.set(name, names);
     }
+    const known = names?.sep;
     const svc = `KUBE-SVC-${hash(`${name}tcp`)}`;
     const match = `-m comment --comment "${name} cluster IP" -m tcp -p tcp -d ${p.clusterIP} --dport ${p.port}`;
     const decl = [`:${svc} - [0:0]\n`];
@@ -82,10 +93,10 @@ export function writeRequiredRestoreText(model) {
     const sepRules = [];
     for (let j = 0; j < n; j++) {
       const e = eps[j];
-      let sep = names.sep[j];
+      let sep = known?.[j];
       if (sep === undefined) {
         sep = `KUBE-SEP-${hash(`${name}tcp${e.endpoint}`)}`;
-        names.sep[j] = sep;
+        if (known !== undefined) known[j] = sep;
       }
       decl.push(`:${sep} - [0:0]\n`);
       svcRules.push(

@@ -250,3 +250,13 @@ describe("checkClusterObjects (the required CLI bound's part of the API server's
     }
   });
 });
+
+describe("bench/required-writer.mjs for checked input in a one-shot process", () => {
+  it("writes the same bytes with neither guard nor memory of names", () => {
+    const model = modelFromKubernetes(bench1000());
+    const before = rememberedPorts();
+    const text = writeRequiredRestoreText(model, { checked: true, memo: false });
+    expect(text).toBe(writeMinimalRestoreText(model));
+    expect(rememberedPorts()).toBe(before);
+  });
+});
