@@ -144,18 +144,24 @@ function port(value, path, min = 1) {
  * `minimalModelOf`.
  */
 export function checkClusterObjects(input) {
-  input.services.forEach((svc, i) => {
+  const services = input.services;
+  for (let i = 0; i < services.length; i++) {
+    const svc = services[i];
     const at = `services[${i}]`;
     label(svc.metadata.namespace, `${at}.metadata.namespace`);
     label(svc.metadata.name, `${at}.metadata.name`, DNS1035_LABEL);
     check(IPV4.test(svc.spec.clusterIP), `${at}.spec.clusterIP`, svc.spec.clusterIP);
-    svc.spec.ports.forEach((p, j) => {
-      if (p.name !== undefined || svc.spec.ports.length > 1) label(p.name, `${at}.spec.ports[${j}].name`);
+    const ports = svc.spec.ports;
+    for (let j = 0; j < ports.length; j++) {
+      const p = ports[j];
+      if (p.name !== undefined || ports.length > 1) label(p.name, `${at}.spec.ports[${j}].name`);
       port(p.port, `${at}.spec.ports[${j}].port`);
       check(PROTOCOLS.has(p.protocol ?? "TCP"), `${at}.spec.ports[${j}].protocol`, p.protocol);
-    });
-  });
-  input.endpointSlices.forEach((slice, i) => {
+    }
+  }
+  const slices = input.endpointSlices;
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i];
     const at = `endpointSlices[${i}]`;
     label(slice.metadata.namespace, `${at}.metadata.namespace`);
     const name = slice.metadata.name;
@@ -165,20 +171,20 @@ export function checkClusterObjects(input) {
       name,
     );
     check(slice.addressType === "IPv4", `${at}.addressType`, slice.addressType);
-    slice.ports.forEach((p, j) => {
+    const ports = slice.ports;
+    for (let j = 0; j < ports.length; j++) {
+      const p = ports[j];
       if (p.name !== undefined) label(p.name, `${at}.ports[${j}].name`);
       port(p.port, `${at}.ports[${j}].port`, 0);
       check(PROTOCOLS.has(p.protocol ?? "TCP"), `${at}.ports[${j}].protocol`, p.protocol);
-    });
-    slice.endpoints.forEach((e, j) => {
-      const addresses = e.addresses;
-      check(
-        Array.isArray(addresses) && addresses.length >= 1 && addresses.length <= 100,
-        `${at}.endpoints[${j}].addresses`,
-        addresses,
-      );
+    }
+    const endpoints = slice.endpoints;
+    for (let j = 0; j < endpoints.length; j++) {
+      const addresses = endpoints[j].addresses;
+      if (!Array.isArray(addresses) || addresses.length < 1 || addresses.length > 100)
+        check(false, `${at}.endpoints[${j}].addresses`, addresses);
       for (let k = 0; k < addresses.length; k++)
-        check(IPV4.test(addresses[k]), `${at}.endpoints[${j}].addresses[${k}]`, addresses[k]);
-    });
-  });
+        if (!IPV4.test(addresses[k])) check(false, `${at}.endpoints[${j}].addresses[${k}]`, addresses[k]);
+    }
+  }
 }
