@@ -21,6 +21,8 @@ import { CHAIN_PREFIX } from "./kube-chains.js";
 // (base32-encode reads it before returning).
 const head = new Uint8Array(10);
 const NO_PADDING = { padding: false } as const;
+// The heads of a list of names (see computeHashes).
+let heads = new Uint8Array(320);
 
 /**
  * `prefix + hash` as one flat string. base32-encode builds its output a character at a time, so
@@ -82,9 +84,13 @@ function computeHash(input: string): string {
  * characters, is each one's hash (one encoder call, and one view of the bytes, per list).
  */
 function computeHashes(prefix: string, suffixes: readonly string[]): string[] {
-  const heads = new Uint8Array(10 * suffixes.length);
+  const size = 10 * suffixes.length;
+  // One buffer for every list, grown when a list needs more: a byte array of over 64 bytes has
+  // its memory outside the JS heap, which V8 allocates and later frees one by one (one per port
+  // of a cold generation). base32-encode reads the bytes before returning.
+  if (size > heads.length) heads = new Uint8Array(Math.max(size, 2 * heads.length));
   for (let i = 0; i < suffixes.length; i++) digestHead(prefix + (suffixes[i] as string), heads, 10 * i);
-  const text = base32Encode(heads, "RFC4648", NO_PADDING);
+  const text = base32Encode(size === heads.length ? heads : heads.subarray(0, size), "RFC4648", NO_PADDING);
   const out = new Array<string>(suffixes.length);
   for (let i = 0; i < suffixes.length; i++) out[i] = text.slice(16 * i, 16 * i + 16);
   return out;
