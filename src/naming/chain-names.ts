@@ -21,6 +21,8 @@ import { CHAIN_PREFIX } from "./kube-chains.js";
 // (base32-encode reads it before returning).
 const head = new Uint8Array(10);
 const NO_PADDING = { padding: false } as const;
+// The heads of a list of names (see computeHashes).
+let heads = new Uint8Array(320);
 
 /**
  * `prefix + hash` as one flat string. base32-encode builds its output a character at a time, so
@@ -29,8 +31,13 @@ const NO_PADDING = { padding: false } as const;
  * join of two parts makes one contiguous string.
  */
 function chainName(prefix: string, hash: string): string {
-  return [prefix, hash].join("");
+  // One two-slot array for every name: a fresh one per name was a third of what naming
+  // allocated (the join copies the parts out before returning).
+  NAME_PARTS[0] = prefix;
+  NAME_PARTS[1] = hash;
+  return NAME_PARTS.join("");
 }
+const NAME_PARTS: [string, string] = ["", ""];
 
 /**
  * `text` with every unpaired surrogate replaced by U+FFFD: the UTF-8 that node:crypto hashes,
@@ -77,9 +84,13 @@ function computeHash(input: string): string {
  * characters, is each one's hash (one encoder call, and one view of the bytes, per list).
  */
 function computeHashes(prefix: string, suffixes: readonly string[]): string[] {
-  const heads = new Uint8Array(10 * suffixes.length);
+  const size = 10 * suffixes.length;
+  // One buffer for every list, grown when a list needs more: a byte array of over 64 bytes has
+  // its memory outside the JS heap, which V8 allocates and later frees one by one (one per port
+  // of a cold generation). base32-encode reads the bytes before returning.
+  if (size > heads.length) heads = new Uint8Array(Math.max(size, 2 * heads.length));
   for (let i = 0; i < suffixes.length; i++) digestHead(prefix + (suffixes[i] as string), heads, 10 * i);
-  const text = base32Encode(heads, "RFC4648", NO_PADDING);
+  const text = base32Encode(size === heads.length ? heads : heads.subarray(0, size), "RFC4648", NO_PADDING);
   const out = new Array<string>(suffixes.length);
   for (let i = 0; i < suffixes.length; i++) out[i] = text.slice(16 * i, 16 * i + 16);
   return out;
@@ -166,14 +177,18 @@ export interface ServicePortChains {
  * resync's rebuilt model finds its names by walking it, without a map per port.
  */
 interface PortNames {
+  readonly protocol: string;
   readonly chains: ServicePortChains;
   sepEndpoints: readonly string[];
   sepNames: readonly string[];
+  /** The same name with another protocol (a port whose protocol changed): rare, so a list. */
+  other: PortNames | null;
 }
 
-// servicePortName → protocol → names. Keys are the caller's own strings, so a warm lookup costs
-// two map probes and no string building.
-const portNames = new Map<string, Map<string, PortNames>>();
+// servicePortName → names (then the other protocols, linked). Keys are the caller's own strings,
+// so a warm lookup costs one map probe and no string building; one map entry per port, not a
+// map per port, keeps what a cold generation leaves behind (and the scavenger copies) small.
+const portNames = new Map<string, PortNames>();
 
 // The generator asks for one port's SEP chains one after another: remembering the last port
 // spares two map probes per endpoint (a third of the warm cost of naming).
@@ -191,14 +206,10 @@ function namesOf(servicePortName: string, protocol: string): PortNames {
 }
 
 function lookupNames(servicePortName: string, protocol: string): PortNames {
-  const known = portNames.get(servicePortName)?.get(protocol);
-  if (known !== undefined) return known;
+  const first = portNames.get(servicePortName);
+  for (let known: PortNames | null = first ?? null; known !== null; known = known.other)
+    if (known.protocol === protocol) return known;
   admitName(); // before the lookups below: it may empty the caches
-  let byProtocol = portNames.get(servicePortName);
-  if (byProtocol === undefined) {
-    byProtocol = new Map();
-    portNames.set(servicePortName, byProtocol);
-  }
   const hash = computeHash(servicePortName + protocol);
   const chains = {
     svc: chainName(CHAIN_PREFIX.service, hash),
@@ -206,8 +217,15 @@ function lookupNames(servicePortName: string, protocol: string): PortNames {
     ext: chainName(CHAIN_PREFIX.external, hash),
     fw: chainName(CHAIN_PREFIX.firewall, hash),
   };
-  const names: PortNames = { chains, sepEndpoints: NONE, sepNames: NONE };
-  byProtocol.set(protocol, names);
+  // `first` again: admitName may have emptied the map.
+  const names: PortNames = {
+    protocol,
+    chains,
+    sepEndpoints: NONE,
+    sepNames: NONE,
+    other: portNames.get(servicePortName) ?? null,
+  };
+  portNames.set(servicePortName, names);
   return names;
 }
 

@@ -111,7 +111,7 @@ export function categorizeEndpoints(
     useTopology = hint !== null;
     cluster =
       hint === null
-        ? endpoints.filter((ep) => ep.ready)
+        ? readyOf(endpoints)
         : endpoints.filter((ep) => ep.ready && ep[hint.kind].includes(hint.target));
     if (cluster.length === 0 && traits.terminatingFallback) {
       cluster = endpoints.filter((ep) => ep.serving && ep.terminating);
@@ -143,6 +143,13 @@ export function categorizeEndpoints(
   else if (!useTopology && !useServingTerminating) reachable = cluster;
   else reachable = union(cluster, local);
   return { cluster, local, reachable, hasEndpoints };
+}
+
+/** The ready endpoints: the list itself when all are (the usual case: no copy per port). */
+function readyOf(endpoints: readonly Endpoint[]): readonly Endpoint[] {
+  for (let i = 0; i < endpoints.length; i++)
+    if (!(endpoints[i] as Endpoint).ready) return endpoints.filter((ep) => ep.ready);
+  return endpoints;
 }
 
 /** Both lists merged by `ip:port`, sorted by it (the vectors' canonical order). */

@@ -33,10 +33,6 @@ export function planServicePort(
   const external = externallyAccessible(port);
   const hasInternalEndpoints = hasEndpoints && !(port.internalPolicyLocal && local.length === 0);
   const hasExternalEndpoints = hasEndpoints && !(port.externalPolicyLocal && local.length === 0);
-  // kube-proxy: "reject" when nothing serves the port anywhere, "drop" when only the local
-  // policy finds nothing on this node.
-  const verdict = (has: boolean): NoEndpointsVerdict | null =>
-    has ? null : hasEndpoints ? "drop" : "reject";
   const firewall =
     port.loadBalancerVIPs.length > 0 && port.loadBalancerSourceRanges.length > 0
       ? {
@@ -62,13 +58,23 @@ export function planServicePort(
     usesExternalChain: hasEndpoints && external,
     internalPolicy: port.internalPolicyLocal ? "local" : "cluster",
     externalPolicy: port.externalPolicyLocal ? "local" : "cluster",
-    internalNoEndpoints: verdict(hasInternalEndpoints),
-    externalNoEndpoints: verdict(hasExternalEndpoints),
+    internalNoEndpoints: noEndpointsVerdict(hasInternalEndpoints, hasEndpoints),
+    externalNoEndpoints: noEndpointsVerdict(hasExternalEndpoints, hasEndpoints),
     firewall,
     clusterIPMasquerade: node.masqueradeAll ? "all" : node.localDetector !== null ? "non-local" : "none",
     affinitySeconds: port.stickyMaxAgeSeconds,
     legacy: node.traits.externalChains === "xlb" ? legacyPlan(port) : null,
   };
+}
+
+/**
+ * What happens to traffic with nowhere to go (kube-proxy): "reject" when nothing serves the port
+ * anywhere, "drop" when only the local policy finds nothing on this node. A function of the
+ * module, not a closure per plan: the bundle names every closure it makes (esbuild's keepNames),
+ * a property definition per service port.
+ */
+function noEndpointsVerdict(has: boolean, hasEndpoints: boolean): NoEndpointsVerdict | null {
+  return has ? null : hasEndpoints ? "drop" : "reject";
 }
 
 /**

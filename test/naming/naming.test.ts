@@ -60,6 +60,26 @@ describe("chain names", () => {
       { numRuns: 3000, seed: 20261122 },
     );
   });
+  it("keeps one port name's protocols apart, each remembered with its endpoints", () => {
+    // A port whose protocol changed (or two protocols asked in turn) shares the name's cache entry.
+    const spn = "proto/web:p";
+    const eps = [{ endpoint: "10.0.0.1:53" }, { endpoint: "10.0.0.2:53" }];
+    for (let round = 0; round < 2; round++) {
+      for (const protocol of ["tcp", "udp", "sctp"]) {
+        const chains = servicePortChains(spn, protocol);
+        const hash = referenceHash(`${spn}${protocol}`);
+        expect([chains.svc, chains.svl, chains.ext, chains.fw]).toEqual([
+          `KUBE-SVC-${hash}`,
+          `KUBE-SVL-${hash}`,
+          `KUBE-EXT-${hash}`,
+          `KUBE-FW-${hash}`,
+        ]);
+        expect(endpointChainList(spn, protocol, eps)).toEqual(
+          eps.map((e) => `KUBE-SEP-${referenceHash(`${spn}${protocol}${e.endpoint}`)}`),
+        );
+      }
+    }
+  });
   it("keeps its caches bounded and the names right when they start over", () => {
     // A long-running controller sees endpoints come and go: more distinct names than the bound.
     const endpoint = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:${8000 + (i >> 24)}`;

@@ -18,7 +18,29 @@ import type { PortRuleSink } from "../shape/sink.js";
  * portChains(plan).svc // "KUBE-SVC-…"
  */
 export function portChains(plan: ServicePortPlan): ServicePortChains {
+  if (plan === namedPlan) return namedChains;
   return servicePortChains(plan.servicePortName, plan.port.protocol);
+}
+
+// The port being written, named once up front (see nameServicePort).
+let namedPlan: ServicePortPlan | null = null;
+let namedChains: ServicePortChains = { svc: "", svl: "", ext: "", fw: "" };
+
+/**
+ * Names the port's chains once, before its writers run: its SVC/SVL/EXT/FW chains and the SEP
+ * chain of each reachable endpoint, which every writer then reads back. The hashing runs here
+ * and nowhere else, so that V8's optimizing compiler builds it into this function alone: when
+ * the writers asked first, each writer's compiled code carried its own copy of the hashing
+ * (a port with no endpoints is named on demand: its refusals name no chain).
+ *
+ * @example
+ * nameServicePort(plan); // then portChains(plan) and endpointChains(plan, plan.reachableEndpoints) look nothing up
+ */
+export function nameServicePort(plan: ServicePortPlan): void {
+  if (!plan.hasEndpoints) return;
+  namedChains = servicePortChains(plan.servicePortName, plan.port.protocol);
+  namedPlan = plan;
+  rememberChains(plan, plan.reachableEndpoints);
 }
 
 /**
@@ -68,9 +90,15 @@ let lastChains: readonly string[] = [];
  * endpointChains(plan, plan.reachableEndpoints)[0] // "KUBE-SEP-…"
  */
 export function endpointChains(plan: ServicePortPlan, endpoints: readonly Endpoint[]): readonly string[] {
+  if (endpoints === lastList && plan.servicePortName === lastName && plan.port.protocol === lastProtocol)
+    return lastChains;
+  return rememberChains(plan, endpoints);
+}
+
+/** Names a list of the port's endpoints and keeps the answer for the next writer that asks. */
+function rememberChains(plan: ServicePortPlan, endpoints: readonly Endpoint[]): readonly string[] {
   const name = plan.servicePortName;
   const protocol = plan.port.protocol;
-  if (endpoints === lastList && name === lastName && protocol === lastProtocol) return lastChains;
   const chains = endpointChainList(name, protocol, endpoints);
   lastList = endpoints;
   lastName = name;

@@ -9,7 +9,7 @@
 import type { ServicePortPlan } from "../../plan/types.js";
 import type { GenerationContext } from "../context.js";
 import type { PortRuleSink } from "../shape/sink.js";
-import { declarePortChains } from "./chains.js";
+import { declarePortChains, nameServicePort } from "./chains.js";
 import { writeClusterIP, writeClusterIPMasquerade } from "./cluster-ip.js";
 import { writeEndpointChains } from "./endpoint-chains.js";
 import { writeExternalChain } from "./external-chain.js";
@@ -32,6 +32,7 @@ export const writeServicePort: PortWriter = (
   ctx: GenerationContext,
   sink: PortRuleSink,
 ): void => {
+  nameServicePort(plan);
   // The shared chains and filter.
   writeClusterIP(plan, ctx, sink);
   writeExternalIPs(plan, ctx, sink);
