@@ -29,7 +29,12 @@ export type { ServicePortRules, ServicePortText } from "./output/block.js";
 export { RestoreTextSink } from "./output/restore-sink.js";
 export { joinPayload } from "./output/restore-text.js";
 export { assemblePayload, generateState, payloadHead, stateAfterFullSync } from "./output/rules.js";
-export { generateSaveText } from "./output/save-text.js";
+export {
+  generateIndexedSaveText,
+  generateSaveText,
+  type IndexedSaveText,
+  type SaveTextChain,
+} from "./output/save-text.js";
 export { servicePortRules, servicePortText } from "./output/write-port.js";
 export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse/deferred.js";
 // Reading text: which form it is, the restore / save parser, bare rule lines.

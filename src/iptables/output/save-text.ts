@@ -199,7 +199,7 @@ class TableText {
    * user chains (declared and not deleted, or holding rules) sorted by byte-wise strcmp, the
    * rules grouped by chain in that order, then `COMMIT`.
    */
-  print(out: string[]): void {
+  print(out: string[], index: SaveTextIndexer | null = null): void {
     this.endRun();
     const { builtins, chains } = this;
     const names: string[] = [];
@@ -219,12 +219,94 @@ class TableText {
     }
     let head = `*${this.name}\n`;
     for (const name of builtins) head += `:${name} ACCEPT [0:0]\n`;
-    out.push(head);
     // One join for all the user chains' lines (~110,000 in a 10k-service nat table).
-    if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
-    for (const name of builtins) chains.get(name)?.pushTo(out);
-    for (let i = 0; i < user.length; i++) (user[i] as ChainText).pushTo(out);
+    const declarations = names.length > 0 ? `:${names.join(" - [0:0]\n:")} - [0:0]\n` : "";
+    out.push(head);
+    if (declarations !== "") out.push(declarations);
+    if (index === null) {
+      for (const name of builtins) chains.get(name)?.pushTo(out);
+      for (let i = 0; i < user.length; i++) (user[i] as ChainText).pushTo(out);
+    } else {
+      // The same pieces, with where each chain's rules land (the text is not read again).
+      index.offset += head.length + declarations.length;
+      const placed = new Map<string, SaveTextChain>();
+      for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
+      for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
+      index.tables.set(this.name, placed);
+      index.offset += "COMMIT\n".length;
+    }
     out.push("COMMIT\n");
+  }
+}
+
+/**
+ * Where one chain of generated save text is: what a diff needs to compare a node's dump with it
+ * chain by chain without reading the text again (see {@link generateIndexedSaveText}).
+ */
+export interface SaveTextChain {
+  /** `ACCEPT`/`DROP` for a built-in chain, `null` for a user chain. */
+  readonly policy: string | null;
+  /** Where its first `-A` line starts (its rules are one run of lines), or -1 when it has none. */
+  readonly start: number;
+  /** Where the newline after its last `-A` line is (-1 when it has none). */
+  readonly end: number;
+  /** How many rules (lines) it holds. */
+  readonly count: number;
+  /** Its place among its table's chains (declaration order: built-in chains first). */
+  readonly index: number;
+}
+
+/**
+ * Save text with, per table, its chains in declaration order and where each one's rules are.
+ *
+ * @example
+ * const { text, tables } = generateIndexedSaveText(model);
+ * const chain = tables.get("nat")?.get("KUBE-SERVICES");
+ * text.slice(chain.start, chain.end).split("\n").length === chain.count // true
+ */
+export interface IndexedSaveText {
+  /** The text: byte for byte {@link generateSaveText}'s. */
+  readonly text: string;
+  /** Per table, its chains in the order the text declares them. */
+  readonly tables: ReadonlyMap<string, ReadonlyMap<string, SaveTextChain>>;
+}
+
+/** Counts the pieces pushed while tables print, and where each chain's rules start and end. */
+class SaveTextIndexer {
+  offset = 0;
+  readonly tables = new Map<string, ReadonlyMap<string, SaveTextChain>>();
+
+  /** Pushes a chain's runs to `out` and records where they are and how many lines they hold. */
+  place(
+    placed: Map<string, SaveTextChain>,
+    name: string,
+    policy: string | null,
+    chain: TextRuns | undefined,
+    out: string[],
+  ): void {
+    const start = this.offset;
+    let count = 0;
+    if (chain !== undefined && chain.first !== "") {
+      count += this.push(chain.first, out);
+      const more = chain.more;
+      if (more !== null) for (let i = 0; i < more.length; i++) count += this.push(more[i] as string, out);
+    }
+    const index = placed.size;
+    placed.set(
+      name,
+      count === 0
+        ? { policy, start: -1, end: -1, count, index }
+        : { policy, start, end: this.offset - 1, count, index },
+    );
+  }
+
+  /** Pushes one run (whole lines) and returns how many lines it holds. */
+  private push(run: string, out: string[]): number {
+    out.push(run);
+    this.offset += run.length;
+    let lines = 0;
+    for (let at = run.indexOf("\n"); at >= 0; at = run.indexOf("\n", at + 1)) lines++;
+    return lines;
   }
 }
 
@@ -280,16 +362,47 @@ class SharedBlockChain extends Error {}
  * generateSaveText(model).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
  */
 export function generateSaveText(model: ClusterModel, options: SaveTextOptions = {}): string {
+  return printOrRetry(model, options, null);
+}
+
+/**
+ * {@link generateSaveText} with where each chain's rules are in the text, recorded as it is
+ * printed: a diff of a node's dump against a model compares them chain by chain.
+ *
+ * @param model - The cluster model.
+ * @param options - As {@link generateSaveText}'s.
+ * @returns The text and its index.
+ * @throws KubeIptablesError when a rule cannot be printed (iptables would refuse it).
+ * @example
+ * generateIndexedSaveText(model).text === generateSaveText(model) // true
+ * generateIndexedSaveText(model).tables.get("nat")?.get("KUBE-SERVICES")?.count // its rules
+ */
+export function generateIndexedSaveText(model: ClusterModel, options: SaveTextOptions = {}): IndexedSaveText {
+  const index = new SaveTextIndexer();
+  const text = printOrRetry(model, options, index);
+  return { text, tables: index.tables };
+}
+
+function printOrRetry(model: ClusterModel, options: SaveTextOptions, index: SaveTextIndexer | null): string {
   try {
-    return printSaveText(model, options, false);
+    return printSaveText(model, options, false, index);
   } catch (error) {
     if (!(error instanceof SharedBlockChain)) throw error;
-    return printSaveText(model, options, true);
+    if (index !== null) {
+      index.offset = 0;
+      index.tables.clear();
+    }
+    return printSaveText(model, options, true, index);
   }
 }
 
 /** {@link generateSaveText}, with block chains indexed by name or not (see `TableText`). */
-function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlocks: boolean): string {
+function printSaveText(
+  model: ClusterModel,
+  options: SaveTextOptions,
+  indexBlocks: boolean,
+  index: SaveTextIndexer | null,
+): string {
   const ctx = createContext(model, options.traits);
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
   const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks);
@@ -333,7 +446,7 @@ function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlock
   }
 
   const out: string[] = [];
-  filter.print(out);
-  nat.print(out);
+  filter.print(out, index);
+  nat.print(out, index);
   return out.join("");
 }
