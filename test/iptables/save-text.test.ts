@@ -49,7 +49,13 @@ function scanIndex(text: string): Map<string, Map<string, SaveTextChain>> {
       tables.set(line.slice(1), chains);
     } else if (line.startsWith(":")) {
       const [name, policy] = line.slice(1).split(" ") as [string, string];
-      chains.set(name, { policy: policy === "-" ? null : policy, start: -1, end: -1, count: 0, index: chains.size });
+      chains.set(name, {
+        policy: policy === "-" ? null : policy,
+        start: -1,
+        end: -1,
+        count: 0,
+        index: chains.size,
+      });
     } else if (line.startsWith("-A ")) {
       const name = line.split(" ")[1] as string;
       const c = chains.get(name) as SaveTextChain;
