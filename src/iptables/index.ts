@@ -40,7 +40,13 @@ export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse
 // Reading text: which form it is, the restore / save parser, bare rule lines.
 export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
 export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";
-export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./parse/parse.js";
+export {
+  type ExpectedText,
+  type ParseOptions,
+  type ParseResult,
+  parseRules,
+  parseRulesOrThrow,
+} from "./parse/parse.js";
 export { tokenizesTo } from "./parse/tokenize.js";
 // Printing: restore input, save output, JSON, and the order iptables-save lists chains in.
 export { canonicalSort } from "./print/canonical-sort.js";

@@ -229,7 +229,7 @@ class TableText {
     } else {
       // The same pieces, with where each chain's rules land (the text is not read again).
       index.offset += head.length + declarations.length;
-      const placed = new Map<string, SaveTextChain>();
+      const placed = new Map<string, Placed>();
       for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
       for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
       index.tables.set(this.name, placed);
@@ -271,42 +271,61 @@ export interface IndexedSaveText {
   readonly tables: ReadonlyMap<string, ReadonlyMap<string, SaveTextChain>>;
 }
 
+/** A chain placed by {@link SaveTextIndexer}, its lines counted once the text is joined. */
+interface Placed extends SaveTextChain {
+  count: number;
+}
+
 /** Counts the pieces pushed while tables print, and where each chain's rules start and end. */
 class SaveTextIndexer {
   offset = 0;
-  readonly tables = new Map<string, ReadonlyMap<string, SaveTextChain>>();
+  readonly tables = new Map<string, Map<string, Placed>>();
 
-  /** Pushes a chain's runs to `out` and records where they are and how many lines they hold. */
+  /** Pushes a chain's runs to `out` and records where they are (their lines are counted later). */
   place(
-    placed: Map<string, SaveTextChain>,
+    placed: Map<string, Placed>,
     name: string,
     policy: string | null,
     chain: TextRuns | undefined,
     out: string[],
   ): void {
     const start = this.offset;
-    let count = 0;
     if (chain !== undefined && chain.first !== "") {
-      count += this.push(chain.first, out);
+      this.push(chain.first, out);
       const more = chain.more;
-      if (more !== null) for (let i = 0; i < more.length; i++) count += this.push(more[i] as string, out);
+      if (more !== null) for (let i = 0; i < more.length; i++) this.push(more[i] as string, out);
     }
     const index = placed.size;
+    const end = this.offset - 1;
     placed.set(
       name,
-      count === 0
-        ? { policy, start: -1, end: -1, count, index }
-        : { policy, start, end: this.offset - 1, count, index },
+      end < start ? { policy, start: -1, end: -1, count: 0, index } : { policy, start, end, count: 0, index },
     );
   }
 
-  /** Pushes one run (whole lines) and returns how many lines it holds. */
-  private push(run: string, out: string[]): number {
+  private push(run: string, out: string[]): void {
     out.push(run);
     this.offset += run.length;
-    let lines = 0;
-    for (let at = run.indexOf("\n"); at >= 0; at = run.indexOf("\n", at + 1)) lines++;
-    return lines;
+  }
+
+  /**
+   * Counts each chain's lines in the joined text (a search of flat text; a run is often a
+   * concatenation that a search would have to copy first).
+   */
+  countLines(text: string): void {
+    for (const chains of this.tables.values()) {
+      for (const chain of chains.values()) {
+        if (chain.start < 0) continue;
+        let lines = 1;
+        for (
+          let at = text.indexOf("\n", chain.start);
+          at >= 0 && at < chain.end;
+          at = text.indexOf("\n", at + 1)
+        )
+          lines++;
+        chain.count = lines;
+      }
+    }
   }
 }
 
@@ -380,6 +399,7 @@ export function generateSaveText(model: ClusterModel, options: SaveTextOptions =
 export function generateIndexedSaveText(model: ClusterModel, options: SaveTextOptions = {}): IndexedSaveText {
   const index = new SaveTextIndexer();
   const text = printOrRetry(model, options, index);
+  index.countLines(text);
   return { text, tables: index.tables };
 }
 
