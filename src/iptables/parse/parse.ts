@@ -377,12 +377,13 @@ class Parser {
     const lineEnds = this.runEnds;
     targets.length = 0;
     lineEnds.length = 0;
+    const quote: QuoteSearch = { at: -1 };
     for (let at = 0, n = 0; n < chain.count; n++) {
       let end = run.indexOf("\n", at);
       if (end < 0) end = run.length;
       // (A line that long may break iptables-restore's limits on arguments: read as usual.)
       if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
-      const target = targetOfLine(run, at, end);
+      const target = targetOfLine(run, at, end, quote);
       if (target === undefined) return 0;
       targets.push(target);
       lineEnds.push(end);
@@ -873,17 +874,31 @@ const NOT_PLAIN = /[\0\t]| -[cg](?=[ \n]|$)|--(?:set-counters|goto|jump)/;
 /**
  * The target after the last `-j` of the line `text[start, end)` (`null`: none), or `undefined`
  * when the part after that `-j` holds a quote (the `-j` may then be inside a quoted argument).
+ * `quote` is where the first quote at or after the line's `-j` is (or a later one, which the
+ * search then starts from): the lines of a run are read in order, so the text is searched for
+ * quotes once.
  */
-function targetOfLine(text: string, start: number, end: number): string | null | undefined {
+function targetOfLine(
+  text: string,
+  start: number,
+  end: number,
+  quote: QuoteSearch,
+): string | null | undefined {
   const j = text.lastIndexOf(" -j ", end - 4);
   if (j < start) return null;
-  let nameEnd = j + 4;
-  while (nameEnd < end && text.charCodeAt(nameEnd) !== 32) {
-    if (text.charCodeAt(nameEnd) === 34) return undefined;
-    nameEnd++;
+  if (quote.at < j) {
+    const q = text.indexOf('"', j);
+    quote.at = q < 0 ? text.length : q;
   }
-  for (let i = nameEnd; i < end; i++) if (text.charCodeAt(i) === 34) return undefined;
+  if (quote.at < end) return undefined;
+  let nameEnd = text.indexOf(" ", j + 4);
+  if (nameEnd < 0 || nameEnd > end) nameEnd = end;
   return nameEnd === j + 4 ? undefined : text.slice(j + 4, nameEnd);
+}
+
+/** Where the next quote of a text is, for {@link targetOfLine}. */
+interface QuoteSearch {
+  at: number;
 }
 
 /** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
