@@ -34,6 +34,7 @@ export {
   generateSaveText,
   type IndexedSaveText,
   type SaveTextChain,
+  SaveTextChains,
 } from "./output/save-text.js";
 export { servicePortRules, servicePortText } from "./output/write-port.js";
 export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse/deferred.js";

@@ -33,7 +33,15 @@ function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: 
   expect(text).toBe(reference);
   const indexed = generateIndexedSaveText(model, options);
   expect(indexed.text).toBe(reference);
-  expect(indexed.tables).toEqual(scanIndex(reference));
+  const tables = new Map([...indexed.tables].map(([name, chains]) => [name, new Map(chains)] as const));
+  expect(tables).toEqual(scanIndex(reference));
+  // Looked up by name, out of order too, each chain is the one at its place.
+  for (const chains of indexed.tables.values()) {
+    const names = [...chains.keys()];
+    for (const name of [...names].reverse())
+      expect(chains.get(name)).toBe(chains.chains[names.indexOf(name)]);
+    expect(chains.has("NO-SUCH-CHAIN")).toBe(false);
+  }
   return text;
 }
 

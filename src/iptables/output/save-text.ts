@@ -229,7 +229,7 @@ class TableText {
     } else {
       // The same pieces, with where each chain's rules land (the text is not read again).
       index.offset += head.length + declarations.length;
-      const placed = new Map<string, Placed>();
+      const placed = new SaveTextChains();
       for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
       for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
       index.tables.set(this.name, placed);
@@ -268,7 +268,7 @@ export interface IndexedSaveText {
   /** The text: byte for byte {@link generateSaveText}'s. */
   readonly text: string;
   /** Per table, its chains in the order the text declares them. */
-  readonly tables: ReadonlyMap<string, ReadonlyMap<string, SaveTextChain>>;
+  readonly tables: ReadonlyMap<string, SaveTextChains>;
 }
 
 /** A chain placed by {@link SaveTextIndexer}, its lines counted once the text is joined. */
@@ -276,14 +276,97 @@ interface Placed extends SaveTextChain {
   count: number;
 }
 
+/**
+ * The chains of one table of generated save text, in declaration order. A 10k-service nat table
+ * has ~110,000; its users (a diff, the parser reading a node's dump) look them up by name in that
+ * same order, so a lookup tries the few chains after the last one found before a map, which is
+ * built only on the first lookup that misses them.
+ *
+ * @example
+ * const nat = generateIndexedSaveText(model).tables.get("nat");
+ * nat?.get("KUBE-SERVICES")?.index // its place among the nat table's chains
+ */
+export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
+  /** The chains' names, in order. */
+  readonly names: string[] = [];
+  /** The chains, in order (`chains[k].index === k`). */
+  readonly chains: Placed[] = [];
+  private byName: Map<string, Placed> | null = null;
+  /** Where the next lookup starts (just after the last chain found). */
+  private near = 0;
+
+  /** How many chains. */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Adds the next chain (while the text is printed). */
+  add(name: string, chain: Placed): void {
+    this.names.push(name);
+    this.chains.push(chain);
+  }
+
+  private find(name: string): Placed | undefined {
+    const names = this.names;
+    const stop = Math.min(this.near + 8, names.length);
+    for (let k = this.near; k < stop; k++) {
+      if (names[k] === name) {
+        this.near = k + 1;
+        return this.chains[k];
+      }
+    }
+    if (this.byName === null) {
+      this.byName = new Map();
+      for (let k = 0; k < names.length; k++) this.byName.set(names[k] as string, this.chains[k] as Placed);
+    }
+    const found = this.byName.get(name);
+    if (found !== undefined) this.near = found.index + 1;
+    return found;
+  }
+
+  /** The chain `name`, if the table has it. */
+  get(name: string): SaveTextChain | undefined {
+    return this.find(name);
+  }
+
+  /** Whether the table has the chain `name`. */
+  has(name: string): boolean {
+    return this.find(name) !== undefined;
+  }
+
+  /** Calls `f` with each chain and its name, in order. */
+  forEach(f: (chain: SaveTextChain, name: string, map: ReadonlyMap<string, SaveTextChain>) => void): void {
+    for (let k = 0; k < this.names.length; k++) f(this.chains[k] as Placed, this.names[k] as string, this);
+  }
+
+  /** The names and chains, in order. */
+  *entries(): MapIterator<[string, SaveTextChain]> {
+    for (let k = 0; k < this.names.length; k++) yield [this.names[k] as string, this.chains[k] as Placed];
+  }
+
+  /** The names, in order. */
+  keys(): MapIterator<string> {
+    return this.names.values();
+  }
+
+  /** The chains, in order. */
+  values(): MapIterator<SaveTextChain> {
+    return this.chains.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, SaveTextChain]> {
+    return this.entries();
+  }
+}
+
 /** Counts the pieces pushed while tables print, and where each chain's rules start and end. */
 class SaveTextIndexer {
   offset = 0;
-  readonly tables = new Map<string, Map<string, Placed>>();
+  readonly tables = new Map<string, SaveTextChains>();
 
   /** Pushes a chain's runs to `out` and records where they are (their lines are counted later). */
   place(
-    placed: Map<string, Placed>,
+    placed: SaveTextChains,
     name: string,
     policy: string | null,
     chain: TextRuns | undefined,
@@ -297,7 +380,7 @@ class SaveTextIndexer {
     }
     const index = placed.size;
     const end = this.offset - 1;
-    placed.set(
+    placed.add(
       name,
       end < start ? { policy, start: -1, end: -1, count: 0, index } : { policy, start, end, count: 0, index },
     );
@@ -313,8 +396,8 @@ class SaveTextIndexer {
    * concatenation that a search would have to copy first).
    */
   countLines(text: string): void {
-    for (const chains of this.tables.values()) {
-      for (const chain of chains.values()) {
+    for (const table of this.tables.values()) {
+      for (const chain of table.chains) {
         if (chain.start < 0) continue;
         let lines = 1;
         for (

@@ -30,7 +30,7 @@ import {
 } from "../../ir/types.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
-import type { IndexedSaveText, SaveTextChain } from "../output/save-text.js";
+import type { IndexedSaveText, SaveTextChain, SaveTextChains } from "../output/save-text.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -94,25 +94,14 @@ export interface ExpectedText {
 
 /** One table of an {@link ExpectedText}, as the parser walks it. */
 interface ExpectedTable {
-  /** Its chains that hold rules, in the text's order, and where those are. */
-  readonly names: readonly string[];
-  readonly chains: readonly SaveTextChain[];
-  /** All its chains by name. */
-  readonly byName: ReadonlyMap<string, SaveTextChain>;
-  /** The chain of {@link names} the next run most likely is (runs follow the text's order). */
+  /** Its chains, in the text's order. */
+  readonly chains: SaveTextChains;
+  /** The chain the next run most likely is (runs follow the text's order). */
   next: number;
 }
 
-function expectedTable(chains: ReadonlyMap<string, SaveTextChain> | undefined): ExpectedTable | null {
-  if (chains === undefined) return null;
-  const names: string[] = [];
-  const ordered: SaveTextChain[] = [];
-  for (const [name, chain] of chains) {
-    if (chain.count === 0) continue;
-    names.push(name);
-    ordered.push(chain);
-  }
-  return { names, chains: ordered, byName: chains, next: 0 };
+function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null {
+  return chains === undefined ? null : { chains, next: 0 };
 }
 
 /**
@@ -355,22 +344,21 @@ class Parser {
       c = text.charCodeAt(++nameEnd);
     const nameLength = nameEnd - start - 3;
     if (previous >= 0 && sameAppendChain(text, previous, start + 3, nameLength)) return 0;
-    // The chain the text's order puts next, else found by name.
-    let chain: SaveTextChain | undefined;
+    // The chain the text's order puts next (past chains without rules), else found by name.
+    const all = expected.chains.chains;
     let k = expected.next;
-    const hinted = expected.names[k];
-    if (hinted !== undefined && hinted.length === nameLength && text.startsWith(hinted, start + 3)) {
-      chain = expected.chains[k];
-    } else {
-      chain = expected.byName.get(text.slice(start + 3, nameEnd));
-      k = -1;
+    while (k < all.length && (all[k] as SaveTextChain).count === 0) k++;
+    const saved = (this.expected as ExpectedText).saved.text;
+    let chain = all[k];
+    let run = chain === undefined ? null : runAt(text, start, saved, chain);
+    if (run === null) {
+      chain = expected.chains.get(text.slice(start + 3, nameEnd));
+      if (chain === undefined || chain.count === 0) return 0;
+      run = runAt(text, start, saved, chain);
+      if (run === null) return 0;
+      k = chain.index;
     }
-    if (chain === undefined || chain.count === 0) return 0;
-    const length = chain.end - chain.start;
-    const after = start + length;
-    if (after < text.length && text.charCodeAt(after) !== 10) return 0;
-    const run = text.slice(start, after);
-    if (run !== this.expected?.saved.text.slice(chain.start, chain.end)) return 0;
+    chain = chain as SaveTextChain;
     if (NOT_PLAIN.test(run)) return 0;
     // Every line's target first: a run with one the usual reading might see otherwise is left to it.
     const targets = this.runTargets;
@@ -389,7 +377,7 @@ class Parser {
       lineEnds.push(end);
       at = end + 1;
     }
-    if (k >= 0) expected.next = k + 1;
+    expected.next = k + 1;
     const name = text.slice(start + 3, nameEnd);
     const structure = table.structure;
     const starts = table.starts as number[];
@@ -410,7 +398,7 @@ class Parser {
       structure.ruleTo(name, target, target !== null && isChainName(target));
       at = end + 1;
     }
-    this.afterRun = after + 1;
+    this.afterRun = start + (chain.end - chain.start) + 1;
     this.expectedLines += chain.count;
     return chain.count;
   }
@@ -861,6 +849,18 @@ function sameAppendChain(text: string, previous: number, name: number, length: n
   for (let i = 0; i < length; i++)
     if (text.charCodeAt(previous + 3 + i) !== text.charCodeAt(name + i)) return false;
   return true;
+}
+
+/**
+ * The lines of `text` at `start` when they are, byte for byte, the rules of `chain` in the
+ * expected text `saved` (and end there, at a newline or at the end of the text); else null.
+ */
+function runAt(text: string, start: number, saved: string, chain: SaveTextChain): string | null {
+  if (chain.count === 0) return null;
+  const after = start + chain.end - chain.start;
+  if (after > text.length || (after < text.length && text.charCodeAt(after) !== 10)) return null;
+  const run = text.slice(start, after);
+  return run === saved.slice(chain.start, chain.end) ? run : null;
 }
 
 /**
