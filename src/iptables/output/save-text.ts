@@ -10,7 +10,7 @@
  */
 
 import type { Backend } from "../../ir/canonical-types.js";
-import { sortByChainName } from "../../ir/chain-sort.js";
+import { compareChainNames, sortByChainName } from "../../ir/chain-sort.js";
 import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../../ir/types.js";
 import type { ClusterModel } from "../../model/types.js";
 import { sortServicePorts } from "../../plan/service-port-order.js";
@@ -229,7 +229,7 @@ class TableText {
     } else {
       // The same pieces, with where each chain's rules land (the text is not read again).
       index.offset += head.length + declarations.length;
-      const placed = new SaveTextChains();
+      const placed = new SaveTextChains(builtins.length);
       for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
       for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
       index.tables.set(this.name, placed);
@@ -279,8 +279,8 @@ interface Placed extends SaveTextChain {
 /**
  * The chains of one table of generated save text, in declaration order. A 10k-service nat table
  * has ~110,000; its users (a diff, the parser reading a node's dump) look them up by name in that
- * same order, so a lookup tries the few chains after the last one found before a map, which is
- * built only on the first lookup that misses them.
+ * same order, so a lookup tries the few chains after the last one found first, and only then
+ * searches the sorted names (no map of 110,000 names is built).
  *
  * @example
  * const nat = generateIndexedSaveText(model).tables.get("nat");
@@ -291,9 +291,11 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
   readonly names: string[] = [];
   /** The chains, in order (`chains[k].index === k`). */
   readonly chains: Placed[] = [];
-  private byName: Map<string, Placed> | null = null;
   /** Where the next lookup starts (just after the last chain found). */
   private near = 0;
+
+  /** @param builtins - How many of the chains are the table's built-in ones (placed first). */
+  constructor(private readonly builtins: number) {}
 
   /** How many chains. */
   get size(): number {
@@ -315,13 +317,20 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
         return this.chains[k];
       }
     }
-    if (this.byName === null) {
-      this.byName = new Map();
-      for (let k = 0; k < names.length; k++) this.byName.set(names[k] as string, this.chains[k] as Placed);
+    // The built-in chains come first, the others sorted as iptables-save sorts them.
+    let lo = 0;
+    for (; lo < names.length && lo < this.builtins; lo++) if (names[lo] === name) break;
+    if (lo === this.builtins) {
+      let hi = names.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareChainNames(names[mid] as string, name) < 0) lo = mid + 1;
+        else hi = mid;
+      }
     }
-    const found = this.byName.get(name);
-    if (found !== undefined) this.near = found.index + 1;
-    return found;
+    if (names[lo] !== name) return undefined;
+    this.near = lo + 1;
+    return this.chains[lo];
   }
 
   /** The chain `name`, if the table has it. */
