@@ -26,6 +26,7 @@ import {
   showProgress,
   writeNote,
   writeOut,
+  writeProblems,
   writeRuleTextProblems,
 } from "./io.js";
 import {
@@ -37,7 +38,7 @@ import {
   showArgument,
   writeClusterProblems,
 } from "./node-options.js";
-import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
+import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
@@ -93,9 +94,14 @@ async function readText(file: string, values: Values): Promise<Input | null> {
   return text === null ? null : { file, text, form: detectTextForm(text), name: file };
 }
 
-/** A cluster side read and prepared for a family, nothing printed yet (see {@link reportCluster}). */
+/**
+ * A cluster side read and prepared for a family, nothing printed yet (see {@link reportCluster}).
+ * The objects read are not kept: a diff that builds the cluster's rules needs the memory.
+ */
 interface PreparedCluster {
-  readonly read: ReadResult;
+  /** What reading found, and whether it read anything. */
+  readonly problems: ReadResult["problems"];
+  readonly read: boolean;
   /** The family it was prepared for, and what that gave (`null`: the read is not usable). */
   readonly family: IPFamily;
   readonly prepared: ReturnType<typeof prepareCluster> | null;
@@ -108,28 +114,30 @@ async function prepareQuietly(
   { text, cluster }: Input,
   values: Values,
   family: IPFamily | undefined,
-  known?: ReadResult,
 ): Promise<PreparedCluster> {
-  const read = known ?? cluster ?? (await readCluster(text, readOptionsOf(values)));
-  const usable = read.input !== null && !read.problems.some((p) => p.severity === "error");
-  if (!usable || read.input === null)
-    return { read, family: family ?? "IPv4", prepared: null, generated: null };
-  const config = applyNodeOptions(read.input.config, values);
+  const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
+  const { input, problems } = read;
+  const usable = input !== null && !problems.some((p) => p.severity === "error");
+  if (!usable || input === null)
+    return { problems, read: input !== null, family: family ?? "IPv4", prepared: null, generated: null };
+  const config = applyNodeOptions(input.config, values);
   const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
-  const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
+  const prepared = prepareCluster({ ...input, config }, { family: fam, origins: read.origins });
   // Printed as save text, built as rules only if a chain differs (see diff/generated-side.ts).
   const generated = prepared.model === null ? null : generatedState(prepared.model);
-  return { read, family: fam, prepared, generated };
+  return { problems, read: true, family: fam, prepared, generated };
 }
 
 /** Prints what reading and preparing a cluster side found, as it is read; its side, or null. */
 function reportCluster(
   { file, name }: Input,
-  { read, prepared, generated }: PreparedCluster,
+  { problems, read, prepared, generated }: PreparedCluster,
   values: Values,
 ): Side | null {
-  // A directory's problems carry the file they are in; a single file's are named here.
-  if (!usableRead(read, false, name) || read.input === null || prepared === null) return null;
+  // A directory's problems carry the file they are in; a single file's are named here (as
+  // usableRead prints them).
+  writeProblems(name, problems);
+  if (!read || prepared === null) return null;
   writeClusterProblems(name, prepared.problems, values);
   if (generated === null) return null;
   showProgress(`generating the rules of ${file}`);
@@ -213,7 +221,7 @@ async function readSides(oldInput: Input, newInput: Input, values: Values, famil
     const prepared =
       cluster.prepared === null || cluster.family === fam
         ? cluster
-        : await prepareQuietly(secondInput, values, fam, cluster.read);
+        : await prepareQuietly(secondInput, values, fam);
     second = reportCluster(secondInput, prepared, values);
   } else {
     first = await readSide(firstInput, values, family);
