@@ -13,7 +13,8 @@ import {
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
-import { detectTextForm, tryApplyRestore } from "../iptables/index.js";
+import { savedTextOf } from "../diff/saved-state.js";
+import { detectTextForm, type ExpectedText, tryApplyRestore } from "../iptables/index.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
@@ -25,6 +26,7 @@ import {
   showProgress,
   writeNote,
   writeOut,
+  writeProblems,
   writeRuleTextProblems,
 } from "./io.js";
 import {
@@ -36,7 +38,7 @@ import {
   showArgument,
   writeClusterProblems,
 } from "./node-options.js";
-import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
+import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
@@ -92,32 +94,76 @@ async function readText(file: string, values: Values): Promise<Input | null> {
   return text === null ? null : { file, text, form: detectTextForm(text), name: file };
 }
 
-/** Reads one side for a family (a rules side detects its own without one), or prints its problems. */
-async function readSide(
-  { file, text, form, cluster, name }: Input,
+/**
+ * A cluster side read and prepared for a family, nothing printed yet (see {@link reportCluster}).
+ * The objects read are not kept: a diff that builds the cluster's rules needs the memory.
+ */
+interface PreparedCluster {
+  /** What reading found, and whether it read anything. */
+  readonly problems: ReadResult["problems"];
+  readonly read: boolean;
+  /** The family it was prepared for, and what that gave (`null`: the read is not usable). */
+  readonly family: IPFamily;
+  readonly prepared: ReturnType<typeof prepareCluster> | null;
+  /** Its state, when it has a model. */
+  readonly generated: ReturnType<typeof generatedState> | null;
+}
+
+/** Reads and prepares a cluster side for a family (its own config's without one), printing nothing. */
+async function prepareQuietly(
+  { text, cluster }: Input,
   values: Values,
   family: IPFamily | undefined,
+): Promise<PreparedCluster> {
+  const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
+  const { input, problems } = read;
+  const usable = input !== null && !problems.some((p) => p.severity === "error");
+  if (!usable || input === null)
+    return { problems, read: input !== null, family: family ?? "IPv4", prepared: null, generated: null };
+  const config = applyNodeOptions(input.config, values);
+  const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
+  const prepared = prepareCluster({ ...input, config }, { family: fam, origins: read.origins });
+  // Printed as save text, built as rules only if a chain differs (see diff/generated-side.ts).
+  const generated = prepared.model === null ? null : generatedState(prepared.model);
+  return { problems, read: true, family: fam, prepared, generated };
+}
+
+/** Prints what reading and preparing a cluster side found, as it is read; its side, or null. */
+function reportCluster(
+  { file, name }: Input,
+  { problems, read, prepared, generated }: PreparedCluster,
+  values: Values,
+): Side | null {
+  // A directory's problems carry the file they are in; a single file's are named here (as
+  // usableRead prints them).
+  writeProblems(name, problems);
+  if (!read || prepared === null) return null;
+  writeClusterProblems(name, prepared.problems, values);
+  if (generated === null) return null;
+  showProgress(`generating the rules of ${file}`);
+  return { state: generated.state, isRules: false, owned: generated.owned };
+}
+
+/**
+ * Reads one side for a family (a rules side detects its own without one), or prints its
+ * problems. A rules side is read against `expected`, the other side's save text, when given.
+ */
+async function readSide(
+  input: Input,
+  values: Values,
+  family: IPFamily | undefined,
+  expected?: ExpectedText,
 ): Promise<Side | null> {
-  if (form === "cluster") {
-    const read = cluster ?? (await readCluster(text, readOptionsOf(values)));
-    // A directory's problems carry the file they are in; a single file's are named here.
-    if (!usableRead(read, false, name) || read.input === null) return null;
-    const config = applyNodeOptions(read.input.config, values);
-    const fam = family ?? (familiesOf(values.family, config)[0] as IPFamily);
-    const prepared = prepareCluster({ ...read.input, config }, { family: fam, origins: read.origins });
-    writeClusterProblems(name, prepared.problems, values);
-    if (prepared.model === null) return null;
-    showProgress(`generating the rules of ${file}`);
-    // Printed as save text, built as rules only if a chain differs (see diff/generated-side.ts).
-    const generated = generatedState(prepared.model);
-    return { state: generated.state, isRules: false, owned: generated.owned };
-  }
-  // Rules are built only for the chains the comparison reads (see iptables/parse/deferred.ts).
-  const parsed = parseRulesFile(
-    file,
-    text,
-    family === undefined ? { deferred: true } : { family, deferred: true },
-  );
+  const { file, text, form } = input;
+  if (form === "cluster") return reportCluster(input, await prepareQuietly(input, values, family), values);
+  // Rules are built only for the chains the comparison reads (see iptables/parse/deferred.ts),
+  // and lines equal to the other side's text are not tokenized (see iptables/parse/parse.ts).
+  const options = {
+    deferred: true,
+    ...(family === undefined ? {} : { family }),
+    ...(expected && { expected }),
+  };
+  const parsed = parseRulesFile(file, text, options);
   if (parsed === null) return null;
   if (parsed.problems.length > 0) {
     writeRuleTextProblems(file, parsed.problems);
@@ -132,20 +178,58 @@ async function readSide(
   return { state: applied.ruleSet, isRules: true };
 }
 
+/** What a rules side is read against: the cluster side's save text (printed now, if not yet). */
+function expectedOf(prepared: PreparedCluster): ExpectedText | undefined {
+  if (prepared.generated === null) return undefined;
+  try {
+    const saved = savedTextOf(prepared.generated.state);
+    return saved === undefined ? undefined : { saved, family: prepared.family, backend: "nft" };
+  } catch {
+    // (A rule that cannot be printed: the diff says so when it prints the text again.)
+    return undefined;
+  }
+}
+
 /**
  * Reads both sides. Without `--family`, a side of rules text is read first and its family (from
  * its addresses) is the cluster side's: a node's IPv6 dump is compared with the cluster's IPv6
  * rules. Two cluster files take the family of the first one's config; two sides of rules text
  * each detect their own.
+ *
+ * Against a cluster, the rules text is read against the cluster's save text (its lines equal to
+ * it are not tokenized), so the cluster is prepared first, for `--family` or its config's
+ * family, and its problems printed in the order above (none when the rules text has some).
  */
 async function readSides(oldInput: Input, newInput: Input, values: Values, family: IPFamily | undefined) {
   const newFirst = family === undefined && oldInput.form === "cluster" && newInput.form !== "cluster";
-  const first = await readSide(newFirst ? newInput : oldInput, values, family);
-  if (first === null) return null;
+  const firstInput = newFirst ? newInput : oldInput;
   const secondInput = newFirst ? oldInput : newInput;
-  // Two sides of rules text each detect their own family.
-  const bothRules = first.isRules && secondInput.form !== "cluster";
-  const second = await readSide(secondInput, values, family ?? (bothRules ? undefined : first.state.family));
+  let first: Side | null;
+  let second: Side | null;
+  if (firstInput.form === "cluster" && secondInput.form !== "cluster") {
+    // (Only with --family: the cluster comes first and is read as before.)
+    const cluster = await prepareQuietly(firstInput, values, family);
+    first = reportCluster(firstInput, cluster, values);
+    if (first === null) return null;
+    second = await readSide(secondInput, values, family, expectedOf(cluster));
+  } else if (firstInput.form !== "cluster" && secondInput.form === "cluster") {
+    const cluster = await prepareQuietly(secondInput, values, family);
+    first = await readSide(firstInput, values, family, expectedOf(cluster));
+    if (first === null) return null;
+    const fam = family ?? first.state.family;
+    // The rules text is of another family than the cluster's config: prepared again for it.
+    const prepared =
+      cluster.prepared === null || cluster.family === fam
+        ? cluster
+        : await prepareQuietly(secondInput, values, fam);
+    second = reportCluster(secondInput, prepared, values);
+  } else {
+    first = await readSide(firstInput, values, family);
+    if (first === null) return null;
+    // Two sides of rules text each detect their own family.
+    const bothRules = first.isRules && secondInput.form !== "cluster";
+    second = await readSide(secondInput, values, family ?? (bothRules ? undefined : first.state.family));
+  }
   if (second === null) return null;
   return newFirst ? { oldSide: second, newSide: first } : { oldSide: first, newSide: second };
 }

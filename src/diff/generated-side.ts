@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { createContext, generateSaveText, generateState, payloadHead } from "../iptables/index.js";
+import { createContext, generateIndexedSaveText, generateState, payloadHead } from "../iptables/index.js";
 import type { RuleSet, Table } from "../ir/types.js";
 import type { ClusterModel } from "../model/types.js";
 import { kubeProxyChainsOfDeclared } from "./diff-rules.js";
@@ -39,7 +39,7 @@ export function generatedState(model: ClusterModel): GeneratedState {
       return tables;
     },
   };
-  const state = withSaveText(lazy, () => generateSaveText(model));
+  const state = withSaveText(lazy, () => generateIndexedSaveText(model));
   // The payload's other declarations are its per-service chains (and, with existingChains, the
   // stale ones it deletes): the head's are all the fixed ones it declares.
   const head = payloadHead(ctx);

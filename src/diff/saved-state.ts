@@ -7,98 +7,23 @@
  *
  * @module
  */
+import type { IndexedSaveText, SaveTextChain } from "../iptables/index.js";
 import type { RuleSet } from "../ir/types.js";
 
 /** One chain of a table of save text: its policy and the range of its rule lines. */
-export interface SavedChain {
-  /** `ACCEPT`/`DROP` for a built-in chain, `null` for a user chain. */
-  readonly policy: string | null;
-  /** Where its first `-A` line starts (its rules are one run of lines), or -1 when it has none. */
-  start: number;
-  /** Where the newline after its last `-A` line is. */
-  end: number;
-  /** How many rules it holds. */
-  count: number;
-  /** Its place among its table's chains. */
-  readonly index: number;
-}
+export type SavedChain = SaveTextChain;
 
-/** The save text of a state, indexed by table and chain. */
-export interface SavedText {
-  /** The text, as `formatSave` prints the state. */
-  readonly text: string;
-  /** Per table, its chains in the order the text declares them. */
-  readonly tables: ReadonlyMap<string, ReadonlyMap<string, SavedChain>>;
-}
+/** The save text of a state, indexed by table and chain (as `generateIndexedSaveText` prints it). */
+export type SavedText = IndexedSaveText;
 
-/** Each registered state's save text, printed and indexed on first use. */
+/** Each registered state's save text, printed on first use. */
 const SAVED = new WeakMap<RuleSet, () => SavedText>();
-
-/**
- * Indexes save text as `generateSaveText` prints it (`*table`, `:CHAIN POLICY [p:b]` lines,
- * each chain's `-A` lines together, `COMMIT`).
- */
-function indexSaveText(text: string): SavedText {
-  const tables = new Map<string, Map<string, SavedChain>>();
-  let chains: Map<string, SavedChain> | null = null;
-  let last: SavedChain | undefined;
-  let lastName = "";
-  /** Where the previous rule's chain name starts in `text` (-1: a new table). */
-  let lastAt = -1;
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const c = text.charCodeAt(start);
-    if (c === 45 /* - */ && chains !== null) {
-      // `-A CHAIN ARGS`: chain names hold no blank.
-      let nameEnd = text.indexOf(" ", start + 3);
-      if (nameEnd < 0 || nameEnd > end) nameEnd = end;
-      // The previous line's chain again (as nearly always) is seen in place, without a copy.
-      const same =
-        lastAt >= 0 && nameEnd - start - 3 === lastName.length && text.startsWith(lastName, start + 3);
-      if (!same) {
-        const name = text.slice(start + 3, nameEnd);
-        lastName = name;
-        lastAt = start + 3;
-        last = chains.get(name);
-        if (last === undefined) throw new Error(`save text: rule of an undeclared chain ${name}`);
-        if (last.start >= 0) throw new Error(`save text: the rules of ${name} are not one run`);
-        last.start = start;
-      }
-      const chain = last as SavedChain;
-      chain.end = end;
-      chain.count++;
-    } else if (c === 58 /* : */ && chains !== null) {
-      const space = text.indexOf(" ", start);
-      const policyEnd = text.indexOf(" ", space + 1);
-      const policy = text.slice(space + 1, policyEnd);
-      const name = text.slice(start + 1, space);
-      chains.set(name, {
-        policy: policy === "-" ? null : policy,
-        start: -1,
-        end: -1,
-        count: 0,
-        // (A chain declared again keeps its place.)
-        index: chains.get(name)?.index ?? chains.size,
-      });
-    } else if (c === 42 /* * */) {
-      chains = new Map();
-      tables.set(text.slice(start + 1, end), chains);
-      lastName = "";
-      lastAt = -1;
-    } else if (text.startsWith("COMMIT", start)) {
-      chains = null;
-    }
-    start = end + 1;
-  }
-  return { text, tables };
-}
 
 /**
  * Whether a save text was registered for `state` by {@link withSaveText} (without printing it).
  *
  * @example
- * hasSaveText(withSaveText(state, () => text)) // true
+ * hasSaveText(withSaveText(state, () => indexed)) // true
  */
 export function hasSaveText(state: RuleSet): boolean {
   return SAVED.has(state);
@@ -108,25 +33,25 @@ export function hasSaveText(state: RuleSet): boolean {
  * The save text registered for a state, printed and indexed on the first call.
  *
  * @example
- * savedTextOf(withSaveText(state, () => text))?.text === text // true
+ * savedTextOf(withSaveText(state, () => indexed)) === indexed // true
  */
 export function savedTextOf(state: RuleSet): SavedText | undefined {
   return SAVED.get(state)?.();
 }
 
 /**
- * Records that `state` prints as `text()` (what `formatSave(state)` would print): a diff against
- * a state without one then compares that text and leaves `state.tables` alone unless a chain
- * differs.
+ * Records that `state` prints as `saved().text` (what `formatSave(state)` would print), with its
+ * index: a diff against a state without one then compares that text and leaves `state.tables`
+ * alone unless a chain differs.
  *
  * @example
- * const state = withSaveText(lazyState, () => generateSaveText(model));
+ * const state = withSaveText(lazyState, () => generateIndexedSaveText(model));
  */
-export function withSaveText(state: RuleSet, text: () => string): RuleSet {
-  let saved: SavedText | null = null;
+export function withSaveText(state: RuleSet, saved: () => SavedText): RuleSet {
+  let printed: SavedText | null = null;
   SAVED.set(state, () => {
-    saved ??= indexSaveText(text());
-    return saved;
+    printed ??= saved();
+    return printed;
   });
   return state;
 }

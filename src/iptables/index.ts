@@ -29,13 +29,25 @@ export type { ServicePortRules, ServicePortText } from "./output/block.js";
 export { RestoreTextSink } from "./output/restore-sink.js";
 export { joinPayload } from "./output/restore-text.js";
 export { assemblePayload, generateState, payloadHead, stateAfterFullSync } from "./output/rules.js";
-export { generateSaveText } from "./output/save-text.js";
+export {
+  generateIndexedSaveText,
+  generateSaveText,
+  type IndexedSaveText,
+  type SaveTextChain,
+  SaveTextChains,
+} from "./output/save-text.js";
 export { servicePortRules, servicePortText } from "./output/write-port.js";
 export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse/deferred.js";
 // Reading text: which form it is, the restore / save parser, bare rule lines.
 export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
 export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";
-export { type ParseOptions, type ParseResult, parseRules, parseRulesOrThrow } from "./parse/parse.js";
+export {
+  type ExpectedText,
+  type ParseOptions,
+  type ParseResult,
+  parseRules,
+  parseRulesOrThrow,
+} from "./parse/parse.js";
 export { tokenizesTo } from "./parse/tokenize.js";
 // Printing: restore input, save output, JSON, and the order iptables-save lists chains in.
 export { canonicalSort } from "./print/canonical-sort.js";

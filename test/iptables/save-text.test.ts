@@ -16,6 +16,7 @@ import {
   type Profile,
   type ServicePort,
 } from "../../src/index.js";
+import { generateIndexedSaveText, type SaveTextChain } from "../../src/iptables/index.js";
 import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
 import { compareChainNames, sortByChainName, sortChainNames } from "../../src/ir/chain-sort.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
@@ -30,7 +31,47 @@ function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: 
   const text = generateSaveText(model, options);
   const reference = formatSave(generateState(model, options), { backend: options.backend ?? "nft" });
   expect(text).toBe(reference);
+  const indexed = generateIndexedSaveText(model, options);
+  expect(indexed.text).toBe(reference);
+  const tables = new Map([...indexed.tables].map(([name, chains]) => [name, new Map(chains)] as const));
+  expect(tables).toEqual(scanIndex(reference));
+  // Looked up by name, out of order too, each chain is the one at its place.
+  for (const chains of indexed.tables.values()) {
+    const names = [...chains.keys()];
+    for (const name of [...names].reverse())
+      expect(chains.get(name)).toBe(chains.chains[names.indexOf(name)]);
+    expect(chains.has("NO-SUCH-CHAIN")).toBe(false);
+  }
   return text;
+}
+
+/** The index of save text found by reading it line by line (what the printer records). */
+function scanIndex(text: string): Map<string, Map<string, SaveTextChain>> {
+  const tables = new Map<string, Map<string, SaveTextChain>>();
+  let chains = new Map<string, SaveTextChain>();
+  let at = 0;
+  for (const line of text.split("\n")) {
+    const end = at + line.length;
+    if (line.startsWith("*")) {
+      chains = new Map();
+      tables.set(line.slice(1), chains);
+    } else if (line.startsWith(":")) {
+      const [name, policy] = line.slice(1).split(" ") as [string, string];
+      chains.set(name, {
+        policy: policy === "-" ? null : policy,
+        start: -1,
+        end: -1,
+        count: 0,
+        index: chains.size,
+      });
+    } else if (line.startsWith("-A ")) {
+      const name = line.split(" ")[1] as string;
+      const c = chains.get(name) as SaveTextChain;
+      chains.set(name, { ...c, start: c.count === 0 ? at : c.start, end, count: c.count + 1 });
+    }
+    at = end + 1;
+  }
+  return tables;
 }
 
 describe("generateSaveText, fixture clusters", () => {

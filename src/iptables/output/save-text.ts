@@ -10,7 +10,7 @@
  */
 
 import type { Backend } from "../../ir/canonical-types.js";
-import { sortByChainName } from "../../ir/chain-sort.js";
+import { compareChainNames, sortByChainName } from "../../ir/chain-sort.js";
 import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../../ir/types.js";
 import type { ClusterModel } from "../../model/types.js";
 import { sortServicePorts } from "../../plan/service-port-order.js";
@@ -199,7 +199,7 @@ class TableText {
    * user chains (declared and not deleted, or holding rules) sorted by byte-wise strcmp, the
    * rules grouped by chain in that order, then `COMMIT`.
    */
-  print(out: string[]): void {
+  print(out: string[], index: SaveTextIndexer | null = null): void {
     this.endRun();
     const { builtins, chains } = this;
     const names: string[] = [];
@@ -219,12 +219,205 @@ class TableText {
     }
     let head = `*${this.name}\n`;
     for (const name of builtins) head += `:${name} ACCEPT [0:0]\n`;
-    out.push(head);
     // One join for all the user chains' lines (~110,000 in a 10k-service nat table).
-    if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
-    for (const name of builtins) chains.get(name)?.pushTo(out);
-    for (let i = 0; i < user.length; i++) (user[i] as ChainText).pushTo(out);
+    const declarations = names.length > 0 ? `:${names.join(" - [0:0]\n:")} - [0:0]\n` : "";
+    out.push(head);
+    if (declarations !== "") out.push(declarations);
+    if (index === null) {
+      for (const name of builtins) chains.get(name)?.pushTo(out);
+      for (let i = 0; i < user.length; i++) (user[i] as ChainText).pushTo(out);
+    } else {
+      // The same pieces, with where each chain's rules land (the text is not read again).
+      index.offset += head.length + declarations.length;
+      const placed = new SaveTextChains(builtins.length);
+      for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
+      for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
+      index.tables.set(this.name, placed);
+      index.offset += "COMMIT\n".length;
+    }
     out.push("COMMIT\n");
+  }
+}
+
+/**
+ * Where one chain of generated save text is: what a diff needs to compare a node's dump with it
+ * chain by chain without reading the text again (see {@link generateIndexedSaveText}).
+ */
+export interface SaveTextChain {
+  /** `ACCEPT`/`DROP` for a built-in chain, `null` for a user chain. */
+  readonly policy: string | null;
+  /** Where its first `-A` line starts (its rules are one run of lines), or -1 when it has none. */
+  readonly start: number;
+  /** Where the newline after its last `-A` line is (-1 when it has none). */
+  readonly end: number;
+  /** How many rules (lines) it holds. */
+  readonly count: number;
+  /** Its place among its table's chains (declaration order: built-in chains first). */
+  readonly index: number;
+}
+
+/**
+ * Save text with, per table, its chains in declaration order and where each one's rules are.
+ *
+ * @example
+ * const { text, tables } = generateIndexedSaveText(model);
+ * const chain = tables.get("nat")?.get("KUBE-SERVICES");
+ * text.slice(chain.start, chain.end).split("\n").length === chain.count // true
+ */
+export interface IndexedSaveText {
+  /** The text: byte for byte {@link generateSaveText}'s. */
+  readonly text: string;
+  /** Per table, its chains in the order the text declares them. */
+  readonly tables: ReadonlyMap<string, SaveTextChains>;
+}
+
+/** A chain placed by {@link SaveTextIndexer}, its lines counted once the text is joined. */
+interface Placed extends SaveTextChain {
+  count: number;
+}
+
+/**
+ * The chains of one table of generated save text, in declaration order. A 10k-service nat table
+ * has ~110,000; its users (a diff, the parser reading a node's dump) look them up by name in that
+ * same order, so a lookup tries the few chains after the last one found first, and only then
+ * searches the sorted names (no map of 110,000 names is built).
+ *
+ * @example
+ * const nat = generateIndexedSaveText(model).tables.get("nat");
+ * nat?.get("KUBE-SERVICES")?.index // its place among the nat table's chains
+ */
+export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
+  /** The chains' names, in order. */
+  readonly names: string[] = [];
+  /** The chains, in order (`chains[k].index === k`). */
+  readonly chains: Placed[] = [];
+  /** Where the next lookup starts (just after the last chain found). */
+  private near = 0;
+
+  /** @param builtins - How many of the chains are the table's built-in ones (placed first). */
+  constructor(private readonly builtins: number) {}
+
+  /** How many chains. */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Adds the next chain (while the text is printed). */
+  add(name: string, chain: Placed): void {
+    this.names.push(name);
+    this.chains.push(chain);
+  }
+
+  private find(name: string): Placed | undefined {
+    const names = this.names;
+    const stop = Math.min(this.near + 8, names.length);
+    for (let k = this.near; k < stop; k++) {
+      if (names[k] === name) {
+        this.near = k + 1;
+        return this.chains[k];
+      }
+    }
+    // The built-in chains come first, the others sorted as iptables-save sorts them.
+    let lo = 0;
+    for (; lo < names.length && lo < this.builtins; lo++) if (names[lo] === name) break;
+    if (lo === this.builtins) {
+      let hi = names.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareChainNames(names[mid] as string, name) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    if (names[lo] !== name) return undefined;
+    this.near = lo + 1;
+    return this.chains[lo];
+  }
+
+  /** The chain `name`, if the table has it. */
+  get(name: string): SaveTextChain | undefined {
+    return this.find(name);
+  }
+
+  /** Whether the table has the chain `name`. */
+  has(name: string): boolean {
+    return this.find(name) !== undefined;
+  }
+
+  /** Calls `f` with each chain and its name, in order. */
+  forEach(f: (chain: SaveTextChain, name: string, map: ReadonlyMap<string, SaveTextChain>) => void): void {
+    for (let k = 0; k < this.names.length; k++) f(this.chains[k] as Placed, this.names[k] as string, this);
+  }
+
+  /** The names and chains, in order. */
+  *entries(): MapIterator<[string, SaveTextChain]> {
+    for (let k = 0; k < this.names.length; k++) yield [this.names[k] as string, this.chains[k] as Placed];
+  }
+
+  /** The names, in order. */
+  keys(): MapIterator<string> {
+    return this.names.values();
+  }
+
+  /** The chains, in order. */
+  values(): MapIterator<SaveTextChain> {
+    return this.chains.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, SaveTextChain]> {
+    return this.entries();
+  }
+}
+
+/** Counts the pieces pushed while tables print, and where each chain's rules start and end. */
+class SaveTextIndexer {
+  offset = 0;
+  readonly tables = new Map<string, SaveTextChains>();
+
+  /** Pushes a chain's runs to `out` and records where they are (their lines are counted later). */
+  place(
+    placed: SaveTextChains,
+    name: string,
+    policy: string | null,
+    chain: TextRuns | undefined,
+    out: string[],
+  ): void {
+    const start = this.offset;
+    if (chain !== undefined && chain.first !== "") {
+      this.push(chain.first, out);
+      const more = chain.more;
+      if (more !== null) for (let i = 0; i < more.length; i++) this.push(more[i] as string, out);
+    }
+    const index = placed.size;
+    const end = this.offset - 1;
+    placed.add(
+      name,
+      end < start ? { policy, start: -1, end: -1, count: 0, index } : { policy, start, end, count: 0, index },
+    );
+  }
+
+  private push(run: string, out: string[]): void {
+    out.push(run);
+    this.offset += run.length;
+  }
+
+  /**
+   * Counts each chain's lines in the joined text (a search of flat text; a run is often a
+   * concatenation that a search would have to copy first).
+   */
+  countLines(text: string): void {
+    for (const table of this.tables.values()) {
+      for (const chain of table.chains) {
+        if (chain.start < 0) continue;
+        let lines = 1;
+        for (
+          let at = text.indexOf("\n", chain.start);
+          at >= 0 && at < chain.end;
+          at = text.indexOf("\n", at + 1)
+        )
+          lines++;
+        chain.count = lines;
+      }
+    }
   }
 }
 
@@ -280,16 +473,48 @@ class SharedBlockChain extends Error {}
  * generateSaveText(model).startsWith("*filter\n:INPUT ACCEPT [0:0]\n") // true
  */
 export function generateSaveText(model: ClusterModel, options: SaveTextOptions = {}): string {
+  return printOrRetry(model, options, null);
+}
+
+/**
+ * {@link generateSaveText} with where each chain's rules are in the text, recorded as it is
+ * printed: a diff of a node's dump against a model compares them chain by chain.
+ *
+ * @param model - The cluster model.
+ * @param options - As {@link generateSaveText}'s.
+ * @returns The text and its index.
+ * @throws KubeIptablesError when a rule cannot be printed (iptables would refuse it).
+ * @example
+ * generateIndexedSaveText(model).text === generateSaveText(model) // true
+ * generateIndexedSaveText(model).tables.get("nat")?.get("KUBE-SERVICES")?.count // its rules
+ */
+export function generateIndexedSaveText(model: ClusterModel, options: SaveTextOptions = {}): IndexedSaveText {
+  const index = new SaveTextIndexer();
+  const text = printOrRetry(model, options, index);
+  index.countLines(text);
+  return { text, tables: index.tables };
+}
+
+function printOrRetry(model: ClusterModel, options: SaveTextOptions, index: SaveTextIndexer | null): string {
   try {
-    return printSaveText(model, options, false);
+    return printSaveText(model, options, false, index);
   } catch (error) {
     if (!(error instanceof SharedBlockChain)) throw error;
-    return printSaveText(model, options, true);
+    if (index !== null) {
+      index.offset = 0;
+      index.tables.clear();
+    }
+    return printSaveText(model, options, true, index);
   }
 }
 
 /** {@link generateSaveText}, with block chains indexed by name or not (see `TableText`). */
-function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlocks: boolean): string {
+function printSaveText(
+  model: ClusterModel,
+  options: SaveTextOptions,
+  indexBlocks: boolean,
+  index: SaveTextIndexer | null,
+): string {
   const ctx = createContext(model, options.traits);
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
   const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks);
@@ -333,7 +558,7 @@ function printSaveText(model: ClusterModel, options: SaveTextOptions, indexBlock
   }
 
   const out: string[] = [];
-  filter.print(out);
-  nat.print(out);
+  filter.print(out, index);
+  nat.print(out, index);
   return out.join("");
 }

@@ -20,6 +20,8 @@ class DeferredEntries {
   private readonly cache = new TokenCache();
   /** The `-A` entries of each chain, found on the first chain asked for. */
   private byChain: { readonly first: Int32Array; readonly at: Int32Array } | null = null;
+  /** The chain of each `-A` entry, found when first asked for (a diff asks twice). */
+  private appendChains: readonly (string | null)[] | null = null;
 
   /**
    * @param text - The text parsed.
@@ -61,6 +63,12 @@ class DeferredEntries {
     for (let k = first[id] as number, end = first[id + 1] as number; k < end; k++)
       rules.push(this.entry(at[k] as number) as Rule);
     return rules;
+  }
+
+  /** The chain of each entry that is an `-A` rule (`null` for any other entry). */
+  chainsOfAppends(): readonly (string | null)[] {
+    this.appendChains ??= this.structure.appendChains();
+    return this.appendChains;
   }
 
   /** Every entry, built. */
@@ -176,7 +184,7 @@ export function parsedChainOf(table: Table, chain: string): ParsedChain | undefi
  */
 export function appendChainsOf(table: Table): readonly (string | null)[] {
   const deferred = DEFERRED.get(table);
-  if (deferred !== undefined) return deferred.structure.appendChains();
+  if (deferred !== undefined) return deferred.chainsOfAppends();
   return table.entries.map((e) => (e.kind === "rule" && e.op === "-A" ? e.chain : null));
 }
 

@@ -30,6 +30,7 @@ import {
 } from "../../ir/types.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
+import type { IndexedSaveText, SaveTextChain, SaveTextChains } from "../output/save-text.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -62,6 +63,45 @@ export interface ParseOptions {
    * @internal
    */
   readonly deferred?: boolean;
+  /**
+   * The text the parsed text is expected to be, as `generateIndexedSaveText` printed it for
+   * this family and backend (a diff of a node's dump against its cluster). A run of `-A` lines
+   * byte for byte the same chain's rules there is lines our writers print, which
+   * iptables-restore accepts: they are recorded as the fast path records them without being
+   * tokenized or matched to a shape. Everything else is read as without it, and the result is
+   * the same. Only with {@link deferred}; ignored when the family or backend differs.
+   *
+   * @internal
+   */
+  readonly expected?: ExpectedText;
+}
+
+/**
+ * What {@link ParseOptions.expected} holds: a generated save text, its index, and what it was
+ * printed for.
+ *
+ * @example
+ * const expected: ExpectedText = { saved: generateIndexedSaveText(model), family: "IPv4", backend: "nft" };
+ */
+export interface ExpectedText {
+  /** The text and where each chain's rules are in it. */
+  readonly saved: IndexedSaveText;
+  /** The family it was printed for. */
+  readonly family: IPFamily;
+  /** The backend it was printed for. */
+  readonly backend: Backend;
+}
+
+/** One table of an {@link ExpectedText}, as the parser walks it. */
+interface ExpectedTable {
+  /** Its chains, in the text's order. */
+  readonly chains: SaveTextChains;
+  /** The chain the next run most likely is (runs follow the text's order). */
+  next: number;
+}
+
+function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null {
+  return chains === undefined ? null : { chains, next: 0 };
 }
 
 /**
@@ -129,6 +169,8 @@ interface OpenTable {
   readonly entryLines: number[];
   /** What the structure check needs of its declarations and entries, recorded as they are read. */
   readonly structure: TableStructure;
+  /** The same table of the expected text, if any (see {@link ParseOptions.expected}). */
+  readonly expected: ExpectedTable | null;
 }
 
 /** A rule whose argv still has to be checked once the family is known. */
@@ -185,12 +227,30 @@ class Parser {
   /** Whether rules of the fast path are left to be built on demand ({@link ParseOptions.deferred}). */
   readonly deferred: boolean;
 
-  constructor(text: string, backend: Backend, fast: boolean, fastFamilies: number, deferred: boolean) {
+  /** The expected text (see {@link ParseOptions.expected}), when it can be used. */
+  readonly expected: ExpectedText | null;
+  /** Where the text after the last run read by {@link expectedRun} starts. */
+  afterRun = 0;
+  /** {@link expectedRun}'s lines: their targets and where they end in the run. */
+  readonly runTargets: (string | null)[] = [];
+  readonly runEnds: number[] = [];
+  /** How many lines {@link expectedRun} read. */
+  expectedLines = 0;
+
+  constructor(
+    text: string,
+    backend: Backend,
+    fast: boolean,
+    fastFamilies: number,
+    deferred: boolean,
+    expected: ExpectedText | null = null,
+  ) {
     this.text = text;
     this.backend = backend;
     this.fast = fast;
     this.fastFamilies = fastFamilies;
     this.deferred = deferred && fast;
+    this.expected = this.deferred && expected?.backend === backend ? expected : null;
     // Deferred rules keep no word: sharing equal words (a cache lookup per word) would buy nothing.
     this.reader = new WordReader(text, !this.deferred);
   }
@@ -227,7 +287,26 @@ class Parser {
     // iptables-restore handles each line as a C string: a NUL ends what it reads of the line
     // (its newline included). Searched for once per text, as most texts have none.
     let nul = -1;
+    /** Where the previous line starts. */
+    let previous = -1;
+    const expecting = this.expected !== null;
     while (pos < length) {
+      if (
+        expecting &&
+        text.charCodeAt(pos) === 45 /* - */ &&
+        text.charCodeAt(pos + 1) === 65 /* A */ &&
+        text.charCodeAt(pos + 2) === 32
+      ) {
+        const lines = this.expectedRun(pos, previous, line + 1);
+        if (lines > 0) {
+          line += lines;
+          // (The run's last line starts after its second to last newline: not needed again.)
+          previous = -1;
+          pos = this.afterRun;
+          continue;
+        }
+      }
+      previous = pos;
       const nl = text.indexOf("\n", pos);
       const end = nl < 0 ? length : nl;
       line++;
@@ -242,6 +321,86 @@ class Parser {
       this.problem(line + 1, 1, `table ${this.current.name}: missing COMMIT`);
       this.current = null;
     }
+  }
+
+  /**
+   * Reads the `-A` lines at `start` as one run of the expected text when they are, byte for
+   * byte, the same chain's rules there in the same table (tried only where a run of the chain
+   * begins: `previous`, the line before, is not one of its rules). Returns how many lines it
+   * read (0: none, the line is read as usual), and sets {@link afterRun}.
+   *
+   * Such lines are printed by our writers and accepted by iptables-restore: they are recorded
+   * as the fast path records its rules (entries built on demand, their targets for the
+   * structure check), and never tokenized. A run holding anything that makes the usual reading
+   * differ from that (counters, `-g`, a NUL, a long line, a quote in a target) is read as usual.
+   */
+  expectedRun(start: number, previous: number, line: number): number {
+    const table = this.current;
+    const expected = table?.expected;
+    if (table === null || expected === undefined || expected === null) return 0;
+    const text = this.text;
+    let nameEnd = start + 3;
+    for (let c = text.charCodeAt(nameEnd); nameEnd < text.length && c !== 32 && c !== 10; )
+      c = text.charCodeAt(++nameEnd);
+    const nameLength = nameEnd - start - 3;
+    if (previous >= 0 && sameAppendChain(text, previous, start + 3, nameLength)) return 0;
+    // The chain the text's order puts next (past chains without rules), else found by name.
+    const all = expected.chains.chains;
+    let k = expected.next;
+    while (k < all.length && (all[k] as SaveTextChain).count === 0) k++;
+    const saved = (this.expected as ExpectedText).saved.text;
+    let chain = all[k];
+    let run = chain === undefined ? null : runAt(text, start, saved, chain);
+    if (run === null) {
+      chain = expected.chains.get(text.slice(start + 3, nameEnd));
+      if (chain === undefined || chain.count === 0) return 0;
+      run = runAt(text, start, saved, chain);
+      if (run === null) return 0;
+      k = chain.index;
+    }
+    chain = chain as SaveTextChain;
+    if (NOT_PLAIN.test(run)) return 0;
+    // Every line's target first: a run with one the usual reading might see otherwise is left to it.
+    const targets = this.runTargets;
+    const lineEnds = this.runEnds;
+    targets.length = 0;
+    lineEnds.length = 0;
+    const quote: QuoteSearch = { at: -1 };
+    for (let at = 0, n = 0; n < chain.count; n++) {
+      let end = run.indexOf("\n", at);
+      if (end < 0) end = run.length;
+      // (A line that long may break iptables-restore's limits on arguments: read as usual.)
+      if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
+      const target = targetOfLine(run, at, end, quote);
+      if (target === undefined) return 0;
+      targets.push(target);
+      lineEnds.push(end);
+      at = end + 1;
+    }
+    expected.next = k + 1;
+    const name = text.slice(start + 3, nameEnd);
+    const structure = table.structure;
+    const starts = table.starts as number[];
+    const ends = table.ends as number[];
+    const ipv6 = this.expected?.family === "IPv6";
+    for (let at = 0, n = 0; n < chain.count; n++) {
+      const end = lineEnds[n] as number;
+      const target = targets[n] as string | null;
+      table.entries.push(null);
+      starts.push(start + at + 3);
+      ends.push(start + end);
+      table.entryLines.push(line + n);
+      // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
+      if (ipv6 && !this.sawIPv6Address) {
+        const words = tokenizeLine(run, at + 3, end, false);
+        this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
+      }
+      structure.ruleTo(name, target, target !== null && isChainName(target));
+      at = end + 1;
+    }
+    this.afterRun = start + (chain.end - chain.start) + 1;
+    this.expectedLines += chain.count;
+    return chain.count;
   }
 
   /** Reports a line longer than iptables-restore's line buffer holds (see {@link MAX_LINE_BYTES}). */
@@ -282,6 +441,7 @@ class Parser {
         starts: this.deferred ? [] : null,
         ends: this.deferred ? [] : null,
         structure: new TableStructure(name),
+        expected: valid ? expectedTable(this.expected?.saved.tables.get(name)) : null,
       };
       return;
     }
@@ -678,6 +838,69 @@ class Parser {
   }
 }
 
+/**
+ * Whether the line at `previous` is an `-A` rule of the chain whose name is `text[name, name +
+ * length)` (then the line after it continues that chain's run).
+ */
+function sameAppendChain(text: string, previous: number, name: number, length: number): boolean {
+  if (!text.startsWith("-A ", previous)) return false;
+  const c = text.charCodeAt(previous + 3 + length);
+  if (c !== 32 && c !== 10 && previous + 3 + length < text.length) return false;
+  for (let i = 0; i < length; i++)
+    if (text.charCodeAt(previous + 3 + i) !== text.charCodeAt(name + i)) return false;
+  return true;
+}
+
+/**
+ * The lines of `text` at `start` when they are, byte for byte, the rules of `chain` in the
+ * expected text `saved` (and end there, at a newline or at the end of the text); else null.
+ */
+function runAt(text: string, start: number, saved: string, chain: SaveTextChain): string | null {
+  if (chain.count === 0) return null;
+  const after = start + chain.end - chain.start;
+  if (after > text.length || (after < text.length && text.charCodeAt(after) !== 10)) return null;
+  const run = text.slice(start, after);
+  return run === saved.slice(chain.start, chain.end) ? run : null;
+}
+
+/**
+ * What makes a run of expected lines read otherwise than as the fast path records it: counters
+ * (`-c`, which the usual reading takes out of argv), `-g`/`--goto` or `--jump` (the fast path's
+ * target is the last `-j`), a NUL (which ends a line for iptables-restore), a tab (a blank the
+ * line search of {@link targetOfLine} does not see). One search of the run for all of them.
+ */
+const NOT_PLAIN = /[\0\t]| -[cg](?=[ \n]|$)|--(?:set-counters|goto|jump)/;
+
+/**
+ * The target after the last `-j` of the line `text[start, end)` (`null`: none), or `undefined`
+ * when the part after that `-j` holds a quote (the `-j` may then be inside a quoted argument).
+ * `quote` is where the first quote at or after the line's `-j` is (or a later one, which the
+ * search then starts from): the lines of a run are read in order, so the text is searched for
+ * quotes once.
+ */
+function targetOfLine(
+  text: string,
+  start: number,
+  end: number,
+  quote: QuoteSearch,
+): string | null | undefined {
+  const j = text.lastIndexOf(" -j ", end - 4);
+  if (j < start) return null;
+  if (quote.at < j) {
+    const q = text.indexOf('"', j);
+    quote.at = q < 0 ? text.length : q;
+  }
+  if (quote.at < end) return undefined;
+  let nameEnd = text.indexOf(" ", j + 4);
+  if (nameEnd < 0 || nameEnd > end) nameEnd = end;
+  return nameEnd === j + 4 ? undefined : text.slice(j + 4, nameEnd);
+}
+
+/** Where the next quote of a text is, for {@link targetOfLine}. */
+interface QuoteSearch {
+  at: number;
+}
+
 /** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
 function utf8Length(text: string, start: number, end: number): number {
   let bytes = 0;
@@ -788,14 +1011,16 @@ function parse(text: string, options: ParseOptions | undefined, fast: boolean): 
   const backend = options?.backend ?? "nft";
   const given = options?.family;
   const deferred = options?.deferred === true;
-  let parser = new Parser(
-    text,
-    backend,
-    fast,
-    given === undefined ? IPV4 | IPV6 : familyBit(given),
-    deferred,
-  );
+  const fastFamilies = given === undefined ? IPV4 | IPV6 : familyBit(given);
+  const expected = options?.expected;
+  const expecting = expected !== undefined && (given === undefined || given === expected.family);
+  let parser = new Parser(text, backend, fast, fastFamilies, deferred, expecting ? expected : null);
   parser.run();
+  if (parser.expected !== null && (given ?? (parser.sawIPv6Address ? "IPv6" : "IPv4")) !== expected?.family) {
+    // The text is of the other family: the expected lines may not be valid in it. Read it as usual.
+    parser = new Parser(text, backend, fast, fastFamilies, deferred);
+    parser.run();
+  }
   const family: IPFamily = given ?? (parser.sawIPv6Address ? "IPv6" : "IPv4");
   if (family === "IPv6" ? parser.quickIPv4Rules > 0 : parser.quickIPv6Rules > 0) {
     // Rules valid only in the other family (IPv4 addresses in an IPv6 rule set): wrong after all.
@@ -806,7 +1031,23 @@ function parse(text: string, options: ParseOptions | undefined, fast: boolean): 
   parser.checkRules(family);
   parser.checkStructure(options?.noflush === true);
   parser.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return { ruleSet: { family, tables: parser.tables }, problems: parser.problems };
+  const ruleSet: RuleSet = { family, tables: parser.tables };
+  if (parser.expectedLines > 0) EXPECTED_LINES.set(ruleSet, parser.expectedLines);
+  return { ruleSet, problems: parser.problems };
+}
+
+const EXPECTED_LINES = new WeakMap<RuleSet, number>();
+
+/**
+ * How many lines of the text a rule set was parsed from were read as lines of
+ * {@link ParseOptions.expected} (the tests check that the shortcut is taken).
+ *
+ * @internal
+ * @example
+ * expectedLinesOf(parseRules(dump, { deferred: true, expected }).ruleSet) // 320000
+ */
+export function expectedLinesOf(ruleSet: RuleSet): number {
+  return EXPECTED_LINES.get(ruleSet) ?? 0;
 }
 
 /**
