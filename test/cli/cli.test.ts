@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { parse, stringify } from "yaml";
+import { dualStackCluster } from "../support/dual-stack.js";
 import { type CliResult, ROOT, runCli, stderrLines } from "../support/run-cli.js";
 
 const NODE = ["--hostname", "k8s1", "--node-ip", "10.210.40.172", "--cluster-cidr", "10.244.0.0/16"];
@@ -48,31 +49,7 @@ function clusterWithBadService(): string {
 }
 
 /** One dual-stack Service with an endpoint in each family. */
-const DUAL_STACK = JSON.stringify({
-  config: { hostname: "n1", nodeIPs: ["198.18.0.2", "fd00:10::2"] },
-  services: [
-    {
-      metadata: { name: "web", namespace: "default" },
-      spec: {
-        clusterIP: "10.96.0.10",
-        clusterIPs: ["10.96.0.10", "fd00:10:96::a"],
-        ipFamilies: ["IPv4", "IPv6"],
-        ipFamilyPolicy: "RequireDualStack",
-        ports: [{ name: "http", port: 80, protocol: "TCP", targetPort: 8080 }],
-      },
-    },
-  ],
-  endpointSlices: (["IPv4", "IPv6"] as const).map((family) => ({
-    metadata: {
-      name: `web-${family.toLowerCase()}`,
-      namespace: "default",
-      labels: { "kubernetes.io/service-name": "web" },
-    },
-    addressType: family,
-    endpoints: [{ addresses: [family === "IPv4" ? "10.244.0.5" : "fd00:10:244::5"] }],
-    ports: [{ name: "http", port: 8080, protocol: "TCP" }],
-  })),
-});
+const DUAL_STACK = dualStackCluster();
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "kube-iptables-cli-"));

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runDiff } from "../../src/cli/diff.js";
 import { runGenerate } from "../../src/cli/generate.js";
+import { dualStackCluster } from "../support/dual-stack.js";
 import { captureCli as capture } from "../support/run-cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kit-diff-sides-"));
@@ -21,35 +22,6 @@ function file(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-/** A dual-stack cluster: its config names no family, so IPv4 is its primary one. */
-function dualStack(endpoint6 = "fd00:10:244::5"): string {
-  return JSON.stringify({
-    config: { hostname: "n1", nodeIPs: ["198.18.0.2", "fd00:10::2"] },
-    services: [
-      {
-        metadata: { name: "web", namespace: "default" },
-        spec: {
-          clusterIP: "10.96.0.10",
-          clusterIPs: ["10.96.0.10", "fd00:10:96::a"],
-          ipFamilies: ["IPv4", "IPv6"],
-          ipFamilyPolicy: "RequireDualStack",
-          ports: [{ name: "http", port: 80, protocol: "TCP", targetPort: 8080 }],
-        },
-      },
-    ],
-    endpointSlices: (["IPv4", "IPv6"] as const).map((family) => ({
-      metadata: {
-        name: `web-${family.toLowerCase()}`,
-        namespace: "default",
-        labels: { "kubernetes.io/service-name": "web" },
-      },
-      addressType: family,
-      endpoints: [{ addresses: [family === "IPv4" ? "10.244.0.5" : endpoint6] }],
-      ports: [{ name: "http", port: 8080, protocol: "TCP" }],
-    })),
-  });
 }
 
 /** examples/cluster.yaml with a Service on port 70000 (the API server refuses it). */
@@ -70,13 +42,13 @@ async function generated(...args: string[]): Promise<string> {
 
 describe("diff DUMP CLUSTER: the family", () => {
   it("compares an IPv6 dump with the IPv6 rules of a cluster whose config says IPv4 first", async () => {
-    const cluster = file("dual.json", dualStack());
+    const cluster = file("dual.json", dualStackCluster());
     const dump = file("v6.save", await generated(cluster, "--family", "IPv6"));
     const same = await capture(() => runDiff([dump, cluster]));
     expect(same.err).toBe("");
     expect(same.code).toBe(0);
     // One endpoint moved: the delta is the one --family IPv6 gives.
-    const moved = file("moved.json", dualStack("fd00:10:244::9"));
+    const moved = file("moved.json", dualStackCluster("fd00:10:244::9"));
     const guessed = await capture(() => runDiff([dump, moved, "--format", "restore"]));
     const given = await capture(() => runDiff([dump, moved, "--format", "restore", "--family", "IPv6"]));
     expect(guessed.code).toBe(1);
