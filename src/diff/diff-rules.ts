@@ -419,18 +419,10 @@ function differingRuns(
   const only = new Set<string>();
   const names: string[] = [];
   const placed: number[] = [];
-  // The save text's chains in order: a node's dump declares them in the same order, so that
-  // each declaration is tried against the next one before the map.
-  const order: string[] = [];
-  for (const name of saved.keys()) order.push(name);
-  let expected = 0;
   for (const d of table.chains) {
-    let at = -1;
-    if (order[expected] === d.name) at = expected++;
-    else {
-      at = saved.get(d.name)?.index ?? -1;
-      if (at >= 0) expected = at + 1;
-    }
+    // (The save text's chains look a name up near the last one found first: a node's dump
+    // declares them in the same order.)
+    const at = saved.get(d.name)?.index ?? -1;
     names.push(d.name);
     placed.push(at);
     if (at < 0) only.add(d.name);

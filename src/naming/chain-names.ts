@@ -31,13 +31,8 @@ let heads = new Uint8Array(320);
  * join of two parts makes one contiguous string.
  */
 function chainName(prefix: string, hash: string): string {
-  // One two-slot array for every name: a fresh one per name was a third of what naming
-  // allocated (the join copies the parts out before returning).
-  NAME_PARTS[0] = prefix;
-  NAME_PARTS[1] = hash;
-  return NAME_PARTS.join("");
+  return [prefix, hash].join("");
 }
-const NAME_PARTS: [string, string] = ["", ""];
 
 /**
  * `text` with every unpaired surrogate replaced by U+FFFD: the UTF-8 that node:crypto hashes,

@@ -135,24 +135,10 @@ const printers = new WeakMap<RuleShape, LinePrinter>();
  * printRestoreLine(JUMP, "KUBE-EXT-X", ["KUBE-SVC-X"]) // "-A KUBE-EXT-X -j KUBE-SVC-X\n"
  */
 export function printRestoreLine(shape: RuleShape, chain: string, values: readonly string[]): string {
-  // The writers print runs of one or two shapes (a port's endpoint chains alternate the hairpin
-  // and the DNAT rule): the last two printers are kept, sparing a WeakMap probe per rule.
-  if (shape === lastShape) return lastPrinter(chain, values);
-  if (shape === otherShape) return otherPrinter(chain, values);
   let print = printers.get(shape);
   if (print === undefined) {
     print = compile(shape);
     printers.set(shape, print);
   }
-  otherShape = lastShape;
-  otherPrinter = lastPrinter;
-  lastShape = shape;
-  lastPrinter = print;
   return print(chain, values);
 }
-
-const noPrinter: LinePrinter = () => "";
-let lastShape: RuleShape | null = null;
-let lastPrinter: LinePrinter = noPrinter;
-let otherShape: RuleShape | null = null;
-let otherPrinter: LinePrinter = noPrinter;

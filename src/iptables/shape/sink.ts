@@ -10,10 +10,6 @@ import type { RuleShape } from "./types.js";
 /**
  * The receiver of one service port's rules, in kube-proxy's emission order per section.
  *
- * The `values` of a call are lent for that call only: a writer may fill one array again for its
- * next rule (a port's endpoint rules reuse two arrays instead of one per rule, 300,000 fewer at
- * 10k services). A sink prints them or builds from them; one that keeps them copies them.
- *
  * @example
  * const lines: string[] = [];
  * const sink: PortRuleSink = {

@@ -18,13 +18,8 @@ import type { PortRuleSink } from "../shape/sink.js";
  * portChains(plan).svc // "KUBE-SVC-…"
  */
 export function portChains(plan: ServicePortPlan): ServicePortChains {
-  if (plan === namedPlan) return namedChains;
   return servicePortChains(plan.servicePortName, plan.port.protocol);
 }
-
-// The port being written, named once up front (see nameServicePort).
-let namedPlan: ServicePortPlan | null = null;
-let namedChains: ServicePortChains = { svc: "", svl: "", ext: "", fw: "" };
 
 /**
  * Names the port's chains once, before its writers run: its SVC/SVL/EXT/FW chains and the SEP
@@ -38,8 +33,9 @@ let namedChains: ServicePortChains = { svc: "", svl: "", ext: "", fw: "" };
  */
 export function nameServicePort(plan: ServicePortPlan): void {
   if (!plan.hasEndpoints) return;
-  namedChains = servicePortChains(plan.servicePortName, plan.port.protocol);
-  namedPlan = plan;
+  // Both are remembered where they are asked next: the port's chains by the naming module (its
+  // last port), its SEP chains by endpointChains (its last list).
+  servicePortChains(plan.servicePortName, plan.port.protocol);
   rememberChains(plan, plan.reachableEndpoints);
 }
 

@@ -28,31 +28,21 @@ export function writeEndpointChains(plan: ServicePortPlan, ctx: GenerationContex
   const comment = uncommented ? "" : plan.servicePortName;
   const hairpin = uncommented ? UNCOMMENTED.ENDPOINT_HAIRPIN : ENDPOINT_HAIRPIN;
   const protocol = plan.port.protocol;
-  // Two value arrays for all the port's endpoints, refilled per rule (the sink only borrows
-  // them, see PortRuleSink): two arrays per endpoint were most of what the writers allocate.
-  const hairpinValues = [comment, ""];
   if (plan.affinitySeconds > 0) {
     const dnat = uncommented ? UNCOMMENTED.ENDPOINT_DNAT_AFFINITY : ENDPOINT_DNAT_AFFINITY;
-    const dnatValues = [comment, protocol, "", ""];
     for (let i = 0; i < endpoints.length; i++) {
       const ep = endpoints[i] as Endpoint;
       const sep = seps[i] as string;
-      hairpinValues[1] = ep.ip;
-      sink.rule(hairpin, sep, hairpinValues);
-      dnatValues[2] = ep.endpoint;
-      dnatValues[3] = sep;
-      sink.rule(dnat, sep, dnatValues);
+      sink.rule(hairpin, sep, [comment, ep.ip]);
+      sink.rule(dnat, sep, [comment, protocol, ep.endpoint, sep]);
     }
     return;
   }
   const dnat = uncommented ? UNCOMMENTED.ENDPOINT_DNAT : ENDPOINT_DNAT;
-  const dnatValues = [comment, protocol, ""];
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i] as Endpoint;
     const sep = seps[i] as string;
-    hairpinValues[1] = ep.ip;
-    sink.rule(hairpin, sep, hairpinValues);
-    dnatValues[2] = ep.endpoint;
-    sink.rule(dnat, sep, dnatValues);
+    sink.rule(hairpin, sep, [comment, ep.ip]);
+    sink.rule(dnat, sep, [comment, protocol, ep.endpoint]);
   }
 }

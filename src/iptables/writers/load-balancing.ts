@@ -41,25 +41,18 @@ function writePolicyChain(
   const seps = endpointChains(plan, endpoints);
   const spn = plan.servicePortName;
   const n = endpoints.length;
-  // One value array for all the chain's balancing rules, refilled per rule (the sink only
-  // borrows it, see PortRuleSink).
   if (ctx.largeClusterMode) {
-    const values = ["", "", ""];
-    for (let i = 0; i < n - 1; i++) {
-      values[1] = probability(n - i);
-      values[2] = seps[i] as string;
-      sink.rule(UNCOMMENTED.BALANCE, chain, values);
-    }
+    for (let i = 0; i < n - 1; i++)
+      sink.rule(UNCOMMENTED.BALANCE, chain, ["", probability(n - i), seps[i] as string]);
     if (n > 0) sink.rule(JUMP, chain, [seps[n - 1] as string]);
     return;
   }
-  const values = ["", "", ""];
-  for (let i = 0; i < n - 1; i++) {
-    values[0] = `${spn} -> ${(endpoints[i] as Endpoint).endpoint}`;
-    values[1] = probability(n - i);
-    values[2] = seps[i] as string;
-    sink.rule(BALANCE, chain, values);
-  }
+  for (let i = 0; i < n - 1; i++)
+    sink.rule(BALANCE, chain, [
+      `${spn} -> ${(endpoints[i] as Endpoint).endpoint}`,
+      probability(n - i),
+      seps[i] as string,
+    ]);
   if (n > 0)
     sink.rule(COMMENTED_JUMP, chain, [
       `${spn} -> ${(endpoints[n - 1] as Endpoint).endpoint}`,
