@@ -10,6 +10,7 @@ import {
   appendChainsOf,
   canonicalizeRuleOnce,
   entryOf,
+  expectedMatchesOf,
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
@@ -406,6 +407,11 @@ function differingRuns(
   keep: (chain: string) => boolean,
   differ: Set<string>,
 ): void {
+  const matches = expectedMatchesOf(table);
+  if (matches !== undefined && matches.chains === saved) {
+    differingMatches(table, matches, keep, differ);
+    return;
+  }
   const n = saved.size;
   // Per chain of the save text (by its index): whether the parsed side has it (declared or with
   // rules), its policy there (the last declaration's), its first rule's entry, how many rules,
@@ -482,6 +488,56 @@ function differingRuns(
       to - from === s.count - 1 &&
       (starts[to] as number) - 1 - (starts[from - 1] as number) === s.end - s.start &&
       source.text.slice(starts[from - 1], (starts[to] as number) - 1) === savedText.slice(s.start, s.end);
+    if (!same) differ.add(name);
+  }
+  for (const name of only) if (keep(name)) differ.add(name);
+}
+
+/**
+ * {@link differingRuns} for a side parsed against this very save text (`ParseOptions.expected`):
+ * the parser found which of its chains' lines it read as their own, so a chain is equal when it
+ * is declared with the same policy, one run of its lines was read as the save text's, and it has
+ * no other rule. A chain the parser read as usual is compared rule by rule (it may still be equal).
+ */
+function differingMatches(
+  table: Table,
+  matches: NonNullable<ReturnType<typeof expectedMatchesOf>>,
+  keep: (chain: string) => boolean,
+  differ: Set<string>,
+): void {
+  const saved = matches.chains;
+  const n = saved.size;
+  // Per chain of the save text: whether the parsed side has it (declared, or with rules), and its
+  // policy there (the last declaration's).
+  const present = new Uint8Array(n);
+  const policies: (string | null)[] = new Array<string | null>(n).fill(null);
+  /** The parsed side's chains the save text lacks. */
+  const only: string[] = [];
+  for (const d of table.chains) {
+    const at = saved.get(d.name)?.index ?? -1;
+    if (at < 0) only.push(d.name);
+    else {
+      present[at] = 1;
+      policies[at] = d.policy;
+    }
+  }
+  for (const name of matches.undeclared) {
+    const at = saved.get(name)?.index ?? -1;
+    if (at < 0) only.push(name);
+    else present[at] = 1;
+  }
+  const { ids, counts, matched } = matches;
+  for (let k = 0; k < n; k++) {
+    const s = saved.chains[k] as SavedChain;
+    const name = saved.names[k] as string;
+    if (!keep(name)) continue;
+    const id = ids[k] as number;
+    const same =
+      present[k] === 1 &&
+      policies[k] === s.policy &&
+      id >= 0 &&
+      counts[id] === s.count &&
+      (s.count === 0 || matched[k] === 1);
     if (!same) differ.add(name);
   }
   for (const name of only) if (keep(name)) differ.add(name);

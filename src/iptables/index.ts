@@ -37,7 +37,14 @@ export {
   SaveTextChains,
 } from "./output/save-text.js";
 export { servicePortRules, servicePortText } from "./output/write-port.js";
-export { appendChainsOf, entryOf, isDeferredTable, parsedChainOf } from "./parse/deferred.js";
+export {
+  appendChainsOf,
+  type ExpectedMatches,
+  entryOf,
+  expectedMatchesOf,
+  isDeferredTable,
+  parsedChainOf,
+} from "./parse/deferred.js";
 // Reading text: which form it is, the restore / save parser, bare rule lines.
 export { detectTextForm, pastedTextProblem, type TextForm } from "./parse/detect.js";
 export { type HeaderlessRead, isHeaderlessRules, readHeaderlessRules } from "./parse/headerless.js";

@@ -16,8 +16,13 @@ import {
   type Profile,
   type ServicePort,
 } from "../../src/index.js";
-import { generateIndexedSaveText, type SaveTextChain } from "../../src/iptables/index.js";
+import {
+  generateIndexedSaveText,
+  type SaveTextChain,
+  type SaveTextChains,
+} from "../../src/iptables/index.js";
 import { tokenizeLine, WordReader } from "../../src/iptables/parse/tokenize.js";
+import { arePlainLines } from "../../src/iptables/plain-lines.js";
 import { compareChainNames, sortByChainName, sortChainNames } from "../../src/ir/chain-sort.js";
 import { modelFromInput } from "../../src/kube/to-model.js";
 import { kubeProxyVector } from "../support/corpora.js";
@@ -33,8 +38,14 @@ function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: 
   expect(text).toBe(reference);
   const indexed = generateIndexedSaveText(model, options);
   expect(indexed.text).toBe(reference);
-  const tables = new Map([...indexed.tables].map(([name, chains]) => [name, new Map(chains)] as const));
+  const tables = new Map(
+    [...indexed.tables].map(
+      ([name, chains]) =>
+        [name, new Map([...chains].map(([chain, { targets: _, plain: __, ...at }]) => [chain, at]))] as const,
+    ),
+  );
   expect(tables).toEqual(scanIndex(reference));
+  for (const chains of indexed.tables.values()) expectWrittenTargets(reference, chains);
   // Looked up by name, out of order too, each chain is the one at its place.
   for (const chains of indexed.tables.values()) {
     const names = [...chains.keys()];
@@ -43,6 +54,30 @@ function expectSame(model: ClusterModel, options: GenerateOptions & { backend?: 
     expect(chains.has("NO-SUCH-CHAIN")).toBe(false);
   }
   return text;
+}
+
+/**
+ * Each line's target as the writer recorded it is the one after the line's last `-j` (a chain of
+ * the text by its place, or the name), and the chain is plain exactly when its lines are.
+ */
+function expectWrittenTargets(text: string, chains: SaveTextChains): void {
+  for (const chain of chains.values()) {
+    if (chain.count === 0) continue;
+    const lines = text.slice(chain.start, chain.end).split("\n");
+    const read = lines.map((line) => {
+      const words = tokenizeLine(line, 0, line.length, false);
+      const j = words.lastIndexOf("-j");
+      return j < 0 ? null : (words[j + 1] as string);
+    });
+    const written = (chain.targets ?? []).map((t) =>
+      t === null || typeof t === "string" ? t : t.index < 0 ? t.name : chains.names[t.index],
+    );
+    expect(written).toEqual(read);
+    for (const t of chain.targets ?? [])
+      if (t !== null && typeof t !== "string")
+        expect(t.index < 0 || chains.names[t.index] === t.name).toBe(true);
+    expect(chain.plain).toBe(arePlainLines(text.slice(chain.start, chain.end + 1)));
+  }
 }
 
 /** The index of save text found by reading it line by line (what the printer records). */

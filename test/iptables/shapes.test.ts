@@ -4,6 +4,7 @@ import { formatIPv6 } from "../../src/iptables/canonical/address.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
 import { parseRules } from "../../src/iptables/parse/parse.js";
 import { tokenizeLine } from "../../src/iptables/parse/tokenize.js";
+import { arePlainLines, isPlainValue } from "../../src/iptables/plain-lines.js";
 import { quoteArgument } from "../../src/iptables/print/restore.js";
 import { formatSave } from "../../src/iptables/print/save.js";
 import { ruleShape, slot } from "../../src/iptables/shape/define.js";
@@ -703,5 +704,29 @@ describe("formatSave through the layouts", () => {
       ],
     };
     expect(() => formatSave(ruleSet)).toThrow("-A A: host/network `300.0.0.1' not found");
+  });
+});
+
+describe("what a shape says of its lines", () => {
+  // The save-text writer records each line's target from `jump` and tests only the values of
+  // `freeSlots` for text a reader would read otherwise (plain-lines.ts): the rest of each line
+  // is the shape's own literal text, which must hold none.
+  test.each(KUBE_PROXY_SHAPES.map((s) => [s.name, s] as const))("%s", (_, shape) => {
+    const literals = shape.args.filter((a): a is string => typeof a === "string");
+    expect(arePlainLines(` ${literals.join(" ")} \n`)).toBe(true);
+    const j = shape.args.lastIndexOf("-j");
+    const after = shape.args[j + 1];
+    expect(shape.jump).toEqual(j < 0 ? null : typeof after === "string" ? after : after?.slot);
+    const free = shape.args.flatMap((a) =>
+      typeof a !== "string" && ["comment", "word", "interface"].includes(a.kind) ? [a.slot] : [],
+    );
+    expect(shape.freeSlots).toEqual([...new Set(free)]);
+  });
+
+  test("a free value that would make its line read otherwise is not plain", () => {
+    for (const value of ["x -c y", "-c", "-g 1", "a\tb", "--goto", "p --jump q", "--set-counters"])
+      expect(isPlainValue(value)).toBe(false);
+    for (const value of ["shop/web:http cluster IP", "my-cache", "-cx", "a-c", "x:-g"])
+      expect(isPlainValue(value)).toBe(true);
   });
 });

@@ -16,6 +16,7 @@ import type { ClusterModel } from "../../model/types.js";
 import { sortServicePorts } from "../../plan/service-port-order.js";
 import { builtinJumps, jumpTargetChains } from "../base-chains.js";
 import { createContext } from "../context.js";
+import { arePlainLines, isPlainValue } from "../plain-lines.js";
 import { saveLinesOfRule } from "../print/save.js";
 import { TextRuns } from "../print/text-runs.js";
 import { matchSaveLine } from "../shape/match.js";
@@ -42,10 +43,38 @@ class ChainText extends TextRuns {
   declared = false;
   /** Deleted by the payload (`-X`). */
   deleted = false;
+  /** Its place among the table's printed chains (-1: not printed, or not yet). */
+  index = -1;
+  /** When the text is indexed: each line's target as written (see {@link SaveTextChain.targets}). */
+  targets: SaveTextTarget[] | null = null;
+  /** When the text is indexed: whether its lines are plain (see plain-lines.ts). */
+  plain = true;
 
   constructor(readonly name: string) {
     super();
   }
+
+  /** Records the target of the next `lines` lines. */
+  target(target: SaveTextTarget, lines: number): void {
+    this.targets ??= [];
+    for (let i = 0; i < lines; i++) this.targets.push(target);
+  }
+}
+
+/** The target of the last `-j`/`-g`/`--jump`/`--goto` of a rule's argv, if any. */
+function targetOfArgs(args: readonly string[]): string | null {
+  for (let i = args.length - 2; i >= 0; i--) {
+    const a = args[i];
+    if (a === "-j" || a === "-g" || a === "--jump" || a === "--goto") return args[i + 1] ?? null;
+  }
+  return null;
+}
+
+/** How many lines a string of whole lines holds. */
+function lineCount(lines: string): number {
+  let n = 0;
+  for (let at = lines.indexOf("\n"); at >= 0; at = lines.indexOf("\n", at + 1)) n++;
+  return n;
 }
 
 /**
@@ -79,6 +108,8 @@ class TableText {
   private hintAt = 0;
   /** The chain found by name last (KUBE-SERVICES, between one block's chains and the next's). */
   private found: ChainText | null = null;
+  /** When indexing: where in the block's chains the next jump's target most likely is. */
+  private targetAt = 0;
 
   private readonly form: SaveForm;
 
@@ -88,6 +119,8 @@ class TableText {
     private readonly canonicalOptions: { readonly backend: Backend },
     /** Whether block chains go into the name index (the safe, slower way; see {@link blockChains}). */
     private readonly indexBlocks: boolean,
+    /** Whether the text is indexed: each line's target is then recorded (see {@link SaveTextChain.targets}). */
+    private readonly recordTargets = false,
   ) {
     this.builtins = BUILTIN_CHAINS[name] ?? [];
     this.form = { family, backend: canonicalOptions.backend };
@@ -111,6 +144,7 @@ class TableText {
   beginBlock(): void {
     this.hints = [];
     this.hintAt = 0;
+    this.targetAt = 0;
   }
 
   /** Declares a chain of the current service port's block (its rules follow its declarations). */
@@ -145,15 +179,51 @@ class TableText {
       this.family,
       this.canonicalOptions.backend,
     );
-    if (line !== null) run.push(line, "\n");
-    else
-      for (const line of saveLinesOfRule(rule.chain, rule.args, this.family, this.canonicalOptions))
-        run.push(line, "\n");
+    const lines =
+      line !== null ? [line] : saveLinesOfRule(rule.chain, rule.args, this.family, this.canonicalOptions);
+    for (const line of lines) run.push(line, "\n");
+    if (this.recordTargets) {
+      const chain = this.runChain as ChainText;
+      chain.target(targetOfArgs(rule.args), lines.length);
+      if (chain.plain) chain.plain = lines.every((line) => arePlainLines(`${line}\n`));
+    }
   }
 
   /** Appends a rule of a shape, printed from its values (`saveText`). */
   shapeRule(shape: RuleShape, chain: string, values: readonly string[]): void {
-    this.runOf(chain).push(saveText(shape, chain, values, this.form));
+    const text = saveText(shape, chain, values, this.form);
+    this.runOf(chain).push(text);
+    if (this.recordTargets) this.recordShapeTarget(shape, values, text);
+  }
+
+  /** Records the target of a shape's line (or lines) in the current run's chain. */
+  private recordShapeTarget(shape: RuleShape, values: readonly string[], text: string): void {
+    const chain = this.runChain as ChainText;
+    const lines = text.indexOf("\n") === text.length - 1 ? 1 : lineCount(text);
+    const jump = shape.jump;
+    chain.target(
+      jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string),
+      lines,
+    );
+    if (chain.plain)
+      for (const k of shape.freeSlots) if (!isPlainValue(values[k] as string)) chain.plain = false;
+  }
+
+  /**
+   * The chain a port's rule jumps to, when the port's block declared it (the chains of a block
+   * are jumped to in the order they were declared: SVC, then each SEP), else its name. Only
+   * the next two of the block's chains are tried, so that a port with many endpoints costs no
+   * more per rule.
+   */
+  private targetChain(name: string): ChainText | string {
+    const hints = this.hints;
+    for (let k = this.targetAt, stop = Math.min(k + 2, hints.length); k < stop; k++) {
+      if ((hints[k] as ChainText).name === name) {
+        this.targetAt = k + 1;
+        return hints[k] as ChainText;
+      }
+    }
+    return name;
   }
 
   /** The pieces of the current run, after starting a new run if `chain` is not its chain. */
@@ -254,7 +324,24 @@ export interface SaveTextChain {
   readonly count: number;
   /** Its place among its table's chains (declaration order: built-in chains first). */
   readonly index: number;
+  /**
+   * @internal Per line, its target as the writer gave it, when the text was indexed: a chain of
+   * the same table (by its {@link SaveTextTarget}), a target's name, or `null` for none. The
+   * parser reading a node's dump against this text takes them instead of reading each line.
+   */
+  readonly targets?: readonly SaveTextTarget[];
+  /** @internal Whether its lines hold nothing read otherwise than as written (see plain-lines.ts). */
+  readonly plain?: boolean;
 }
+
+/**
+ * A rule's target as the save-text writer recorded it: a chain of the same text (its `index`
+ * among the table's chains once printed, -1 if it is not), its name, or `null` (no target).
+ *
+ * @example
+ * const target: SaveTextTarget = "KUBE-MARK-MASQ";
+ */
+export type SaveTextTarget = { readonly index: number; readonly name: string } | string | null;
 
 /**
  * Save text with, per table, its chains in declaration order and where each one's rules are.
@@ -378,20 +465,26 @@ class SaveTextIndexer {
     placed: SaveTextChains,
     name: string,
     policy: string | null,
-    chain: TextRuns | undefined,
+    chain: ChainText | undefined,
     out: string[],
   ): void {
     const start = this.offset;
+    const index = placed.size;
+    if (chain !== undefined) chain.index = index;
     if (chain !== undefined && chain.first !== "") {
       this.push(chain.first, out);
       const more = chain.more;
       if (more !== null) for (let i = 0; i < more.length; i++) this.push(more[i] as string, out);
     }
-    const index = placed.size;
     const end = this.offset - 1;
+    const targets = chain?.targets ?? undefined;
     placed.add(
       name,
-      end < start ? { policy, start: -1, end: -1, count: 0, index } : { policy, start, end, count: 0, index },
+      end < start
+        ? { policy, start: -1, end: -1, count: 0, index }
+        : targets === undefined
+          ? { policy, start, end, count: 0, index }
+          : { policy, start, end, count: 0, index, targets, plain: (chain as ChainText).plain },
     );
   }
 
@@ -517,8 +610,8 @@ function printSaveText(
 ): string {
   const ctx = createContext(model, options.traits);
   const canonicalOptions = { backend: options.backend ?? "nft" } as const;
-  const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks);
-  const nat = new TableText("nat", ctx.family, canonicalOptions, indexBlocks);
+  const filter = new TableText("filter", ctx.family, canonicalOptions, indexBlocks, index !== null);
+  const nat = new TableText("nat", ctx.family, canonicalOptions, indexBlocks, index !== null);
   const existingChains = options.existingChains ?? [];
   // The payload's nat chains, for the stale-chain check; only kept when it will be asked.
   const active = existingChains.length > 0 ? new Set<string>() : null;

@@ -11,6 +11,7 @@
  */
 
 import type { ChainDeclaration, Entry, Rule, Table } from "../../ir/types.js";
+import type { SaveTextChains } from "../output/save-text.js";
 import type { TableStructure } from "./table-structure.js";
 import { TokenCache, tokenizeLine } from "./tokenize.js";
 
@@ -22,6 +23,8 @@ class DeferredEntries {
   private byChain: { readonly first: Int32Array; readonly at: Int32Array } | null = null;
   /** The chain of each `-A` entry, found when first asked for (a diff asks twice). */
   private appendChains: readonly (string | null)[] | null = null;
+  /** How many `-A` entries each chain id has, found when first asked for. */
+  private counts: Int32Array | null = null;
 
   /**
    * @param text - The text parsed.
@@ -36,7 +39,14 @@ class DeferredEntries {
     private readonly ends: readonly number[],
     readonly chains: readonly ChainDeclaration[],
     readonly structure: TableStructure,
+    readonly matches: ExpectedMatches | null,
   ) {}
+
+  /** How many `-A` rules each chain id has. */
+  appendCounts(): Int32Array {
+    this.counts ??= this.structure.appendCounts();
+    return this.counts;
+  }
 
   /** Entry `i`, built from its line if it was not yet. */
   entry(i: number): Entry {
@@ -100,6 +110,24 @@ export interface DeferredBlock {
   /** Per entry: where its line ends. */
   readonly ends: readonly number[];
   readonly structure: TableStructure;
+  /** What was read against the same table of an expected text (see `ParseOptions.expected`). */
+  readonly matches?: ExpectedMatches | null;
+}
+
+/**
+ * What the parser found of one table of an expected text (`ParseOptions.expected`) in the table
+ * it read: the chains it declared and the chains whose lines it read as that text's.
+ *
+ * @example
+ * const m: ExpectedMatches = { chains, ids: Int32Array.of(0, 5), matched: Uint8Array.of(1, 0) };
+ */
+export interface ExpectedMatches {
+  /** The expected text's chains of the table. */
+  readonly chains: SaveTextChains;
+  /** Per chain of `chains` (by its index): its chain id in the parsed table once declared there, else -1. */
+  readonly ids: Int32Array;
+  /** Per chain of `chains`: 1 when a run of the parsed table's lines is, byte for byte, its rules. */
+  readonly matched: Uint8Array;
 }
 
 /**
@@ -118,6 +146,7 @@ export function deferredTable(text: string, block: DeferredBlock): Table {
     block.ends,
     block.chains,
     block.structure,
+    block.matches ?? null,
   );
   const table: Table = {
     name: block.name,
@@ -197,4 +226,24 @@ export function appendChainsOf(table: Table): readonly (string | null)[] {
 export function entryOf(table: Table, i: number): Entry {
   const deferred = DEFERRED.get(table);
   return deferred === undefined ? (table.entries[i] as Entry) : deferred.entry(i);
+}
+
+/**
+ * What a table from {@link deferredTable} read against an expected text, with how many `-A`
+ * rules each of its chains has (by chain id) and the chains that have rules but no declaration: a chain of the expected text whose lines were read
+ * as its own and that has no other rule is equal to it, with no line compared again.
+ *
+ * @example
+ * const m = expectedMatchesOf(nat);
+ * m !== undefined && m.matched[k] === 1 && m.counts[m.ids[k]] === chain.count // chain k is equal
+ * m?.undeclared // chains with rules but no declaration (none in a dump iptables-restore loads)
+ */
+export function expectedMatchesOf(
+  table: Table,
+): (ExpectedMatches & { readonly counts: Int32Array; readonly undeclared: readonly string[] }) | undefined {
+  const deferred = DEFERRED.get(table);
+  const matches = deferred?.matches;
+  if (deferred === undefined || matches === null || matches === undefined) return undefined;
+  const counts = deferred.appendCounts();
+  return { ...matches, counts, undeclared: deferred.structure.undeclaredWithRules(counts) };
 }

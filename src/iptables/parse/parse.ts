@@ -30,7 +30,8 @@ import {
 } from "../../ir/types.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
-import type { IndexedSaveText, SaveTextChain, SaveTextChains } from "../output/save-text.js";
+import type { IndexedSaveText, SaveTextChain, SaveTextChains, SaveTextTarget } from "../output/save-text.js";
+import { arePlainLines } from "../plain-lines.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -98,10 +99,34 @@ interface ExpectedTable {
   readonly chains: SaveTextChains;
   /** The chain the next run most likely is (runs follow the text's order). */
   next: number;
+  /** The chain the next declaration most likely is (declarations follow the text's order too). */
+  nextDeclared: number;
+  /** Per chain of the text (by its index): its id in the table's structure once declared, else -1. */
+  readonly ids: Int32Array;
+  /** Per chain of the text: 1 once a run of its lines was read as expected lines. */
+  readonly matched: Uint8Array;
+}
+
+/**
+ * Notes the structure's id of a declared chain that the expected text has (its first
+ * declaration's), looking for it where the last declaration left off first.
+ */
+function noteDeclared(expected: ExpectedTable, name: string, id: number): void {
+  const chains = expected.chains;
+  let k = expected.nextDeclared;
+  if (chains.names[k] === name) expected.nextDeclared = k + 1;
+  else {
+    k = chains.get(name)?.index ?? -1;
+    if (k < 0) return;
+    expected.nextDeclared = k + 1;
+  }
+  if ((expected.ids[k] as number) < 0) expected.ids[k] = id;
 }
 
 function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null {
-  return chains === undefined ? null : { chains, next: 0 };
+  if (chains === undefined) return null;
+  const ids = new Int32Array(chains.size).fill(-1);
+  return { chains, next: 0, nextDeclared: 0, ids, matched: new Uint8Array(chains.size) };
 }
 
 /**
@@ -273,6 +298,7 @@ class Parser {
             starts: t.starts,
             ends: t.ends,
             structure: t.structure,
+            matches: t.expected,
           });
     recordSourceLines(table, { chains: t.chainLines, entries: t.entryLines });
     this.tables.push(table);
@@ -359,7 +385,10 @@ class Parser {
       k = chain.index;
     }
     chain = chain as SaveTextChain;
-    if (NOT_PLAIN.test(run)) return 0;
+    const written = chain.targets;
+    if (written !== undefined && written.length === chain.count && chain.plain === true)
+      return this.writtenRun(table, expected, chain, written, run, start, nameEnd, line, k);
+    if (!arePlainLines(run)) return 0;
     // Every line's target first: a run with one the usual reading might see otherwise is left to it.
     const targets = this.runTargets;
     const lineEnds = this.runEnds;
@@ -378,6 +407,7 @@ class Parser {
       at = end + 1;
     }
     expected.next = k + 1;
+    expected.matched[k] = 1;
     const name = text.slice(start + 3, nameEnd);
     const structure = table.structure;
     const starts = table.starts as number[];
@@ -396,6 +426,66 @@ class Parser {
         this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
       }
       structure.ruleTo(name, target, target !== null && isChainName(target));
+      at = end + 1;
+    }
+    this.afterRun = start + (chain.end - chain.start) + 1;
+    this.expectedLines += chain.count;
+    return chain.count;
+  }
+
+  /**
+   * Records a run of {@link expectedRun} whose chain's writer gave each line's target (and found
+   * its lines plain): the same entries and structure as reading the targets from the lines, with
+   * a chain of the text taken by its id when the table declared it (no name looked up). Returns
+   * the lines read (0: a line too long for the shortcut, nothing recorded).
+   */
+  writtenRun(
+    table: OpenTable,
+    expected: ExpectedTable,
+    chain: SaveTextChain,
+    written: readonly SaveTextTarget[],
+    run: string,
+    start: number,
+    nameEnd: number,
+    line: number,
+    k: number,
+  ): number {
+    const lineEnds = this.runEnds;
+    lineEnds.length = 0;
+    for (let at = 0, n = 0; n < chain.count; n++) {
+      let end = run.indexOf("\n", at);
+      if (end < 0) end = run.length;
+      // (A line that long may break iptables-restore's limits on arguments: read as usual.)
+      if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
+      lineEnds.push(end);
+      at = end + 1;
+    }
+    expected.next = k + 1;
+    expected.matched[k] = 1;
+    const name = this.text.slice(start + 3, nameEnd);
+    const structure = table.structure;
+    const starts = table.starts as number[];
+    const ends = table.ends as number[];
+    const ids = expected.ids;
+    const ipv6 = this.expected?.family === "IPv6";
+    for (let at = 0, n = 0; n < chain.count; n++) {
+      const end = lineEnds[n] as number;
+      table.entries.push(null);
+      starts.push(start + at + 3);
+      ends.push(start + end);
+      table.entryLines.push(line + n);
+      if (ipv6 && !this.sawIPv6Address) {
+        const words = tokenizeLine(run, at + 3, end, false);
+        this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
+      }
+      const target = written[n] as SaveTextTarget;
+      if (target === null) structure.ruleTo(name, null, false);
+      else if (typeof target === "string") structure.ruleTo(name, target, isChainName(target));
+      else {
+        const id = target.index < 0 ? -1 : (ids[target.index] as number);
+        if (id >= 0 && isChainName(target.name)) structure.ruleToId(name, id);
+        else structure.ruleTo(name, target.name, isChainName(target.name));
+      }
       at = end + 1;
     }
     this.afterRun = start + (chain.end - chain.start) + 1;
@@ -563,7 +653,8 @@ class Parser {
         : { name, policy: policy === "-" ? null : policy, counters };
     table.chains.push(decl);
     table.chainLines.push(line);
-    table.structure.declare(name);
+    const id = table.structure.declare(name);
+    if (table.expected !== null) noteDeclared(table.expected, name, id);
   }
 
   /**
@@ -862,14 +953,6 @@ function runAt(text: string, start: number, saved: string, chain: SaveTextChain)
   const run = text.slice(start, after);
   return run === saved.slice(chain.start, chain.end) ? run : null;
 }
-
-/**
- * What makes a run of expected lines read otherwise than as the fast path records it: counters
- * (`-c`, which the usual reading takes out of argv), `-g`/`--goto` or `--jump` (the fast path's
- * target is the last `-j`), a NUL (which ends a line for iptables-restore), a tab (a blank the
- * line search of {@link targetOfLine} does not see). One search of the run for all of them.
- */
-const NOT_PLAIN = /[\0\t]| -[cg](?=[ \n]|$)|--(?:set-counters|goto|jump)/;
 
 /**
  * The target after the last `-j` of the line `text[start, end)` (`null`: none), or `undefined`

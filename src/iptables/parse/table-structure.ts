@@ -213,11 +213,12 @@ export class TableStructure {
     return code;
   }
 
-  /** Records a `:CHAIN` declaration (in the order of the table's `chains`). */
-  declare(name: string): void {
+  /** Records a `:CHAIN` declaration (in the order of the table's `chains`); returns the chain's id. */
+  declare(name: string): number {
     const id = this.idOf(name);
     if ((this.declaredAt[id] as number) < 0) this.declaredAt[id] = this.declarations.length;
     this.declarations.push(id);
+    return id;
   }
 
   /**
@@ -239,6 +240,16 @@ export class TableStructure {
     this.ops.push(OP_APPEND);
     this.chainIds.push(this.chainOf(chain));
     this.targets.push(name === null ? TARGET_NONE : this.targetCode(name, isChain));
+  }
+
+  /**
+   * Records a rule entry that jumps to the chain `target`, an id {@link declare} returned: what
+   * the parser already knows of a line its expected text printed (no name to look up).
+   */
+  ruleToId(chain: string, target: number): void {
+    this.ops.push(OP_APPEND);
+    this.chainIds.push(this.chainOf(chain));
+    this.targets.push(target);
   }
 
   /** Sets the target of rule entry `entry` once it is known (see {@link rule}). */
@@ -290,6 +301,28 @@ export class TableStructure {
     const out = new Array<string | null>(this.ops.length);
     for (let i = 0; i < out.length; i++)
       out[i] = this.ops[i] === OP_APPEND ? (this.names[this.chainIds[i] as number] as string) : null;
+    return out;
+  }
+
+  /** How many `-A` rules each chain id has. */
+  appendCounts(): Int32Array {
+    const counts = new Int32Array(this.names.length);
+    const ops = this.ops;
+    const chainIds = this.chainIds;
+    for (let i = 0; i < chainIds.length; i++) {
+      if (ops[i] !== OP_APPEND) continue;
+      const id = chainIds[i] as number;
+      counts[id] = (counts[id] as number) + 1;
+    }
+    return counts;
+  }
+
+  /** The chains with `-A` rules (`counts`: {@link appendCounts}) that no declaration names. */
+  undeclaredWithRules(counts: Int32Array): string[] {
+    const out: string[] = [];
+    for (let id = 0; id < counts.length; id++)
+      if ((counts[id] as number) > 0 && (this.declaredAt[id] as number) < 0)
+        out.push(this.names[id] as string);
     return out;
   }
 

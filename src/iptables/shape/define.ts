@@ -35,7 +35,27 @@ export function ruleShape(name: string, args: readonly ShapeArgument[]): RuleSha
   }
   for (let i = 0; i < kinds.length; i++)
     if (kinds[i] === undefined) throw new Error(`shape ${name}: slot ${i} is never used`);
-  return { name, args, slots: kinds.length, kinds };
+  return { name, args, slots: kinds.length, kinds, jump: jumpOf(args), freeSlots: freeSlotsOf(args) };
+}
+
+/** The target of a shape's arguments: the literal or the slot after the last `-j`. */
+function jumpOf(args: readonly ShapeArgument[]): string | number | null {
+  for (let a = args.length - 2; a >= 0; a--) {
+    if (args[a] !== "-j") continue;
+    const next = args[a + 1] as ShapeArgument;
+    return typeof next === "string" ? next : next.slot;
+  }
+  return null;
+}
+
+const FREE_TEXT: ReadonlySet<SlotKind> = new Set<SlotKind>(["comment", "word", "interface"]);
+
+/** The slots of free text that the arguments print. */
+function freeSlotsOf(args: readonly ShapeArgument[]): number[] {
+  const slots: number[] = [];
+  for (const arg of args)
+    if (typeof arg !== "string" && FREE_TEXT.has(arg.kind) && !slots.includes(arg.slot)) slots.push(arg.slot);
+  return slots;
 }
 
 /**
@@ -52,10 +72,13 @@ export function dropComment(shape: RuleShape): RuleShape {
   const [m, comment, option, text] = shape.args;
   if (m !== "-m" || comment !== "comment" || option !== "--comment" || typeof text !== "object")
     throw new Error(`shape ${shape.name} does not start with a comment`);
+  const args = shape.args.slice(4);
   return {
     name: `${shape.name}, no comment`,
-    args: shape.args.slice(4),
+    args,
     slots: shape.slots,
     kinds: shape.kinds,
+    jump: shape.jump,
+    freeSlots: freeSlotsOf(args),
   };
 }

@@ -67,4 +67,11 @@ export interface RuleShape {
   readonly slots: number;
   /** The kind of each slot, by index. */
   readonly kinds: readonly SlotKind[];
+  /**
+   * Its target: the name after its last `-j` when that is literal text, the slot there (a
+   * number), or `null` when it has no `-j`.
+   */
+  readonly jump: string | number | null;
+  /** The slots it prints that hold free text (`comment`, `word`, `interface`), in order. */
+  readonly freeSlots: readonly number[];
 }
