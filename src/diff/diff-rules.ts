@@ -11,6 +11,7 @@ import {
   canonicalizeRuleOnce,
   entryOf,
   expectedMatchesOf,
+  type FoundMatches,
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
@@ -190,6 +191,9 @@ export function sparingReferenced(
   const pinned = new Map<string, Set<string>>();
   for (const t of oldState.tables) {
     const kept = chainNamesOf(newState, t.name);
+    // Read against NEW's own text, naming no chain that text lacks: none to delete, none pinned.
+    const matches = expectedMatchesOf(t);
+    if (matches !== undefined && matches.chains === kept && matches.unexpected.length === 0) continue;
     const compared = (chain: string): boolean => chains(t.name, chain);
     const set = pinnedChains(
       t,
@@ -501,7 +505,7 @@ function differingRuns(
  */
 function differingMatches(
   table: Table,
-  matches: NonNullable<ReturnType<typeof expectedMatchesOf>>,
+  matches: FoundMatches,
   keep: (chain: string) => boolean,
   differ: Set<string>,
 ): void {

@@ -42,6 +42,7 @@ export {
   type ExpectedMatches,
   entryOf,
   expectedMatchesOf,
+  type FoundMatches,
   isDeferredTable,
   parsedChainOf,
 } from "./parse/deferred.js";

@@ -23,8 +23,8 @@ class DeferredEntries {
   private byChain: { readonly first: Int32Array; readonly at: Int32Array } | null = null;
   /** The chain of each `-A` entry, found when first asked for (a diff asks twice). */
   private appendChains: readonly (string | null)[] | null = null;
-  /** How many `-A` entries each chain id has, found when first asked for. */
-  private counts: Int32Array | null = null;
+  /** What {@link expectedMatchesOf} returns, found when first asked for. */
+  private found: FoundMatches | null = null;
 
   /**
    * @param text - The text parsed.
@@ -42,10 +42,21 @@ class DeferredEntries {
     readonly matches: ExpectedMatches | null,
   ) {}
 
-  /** How many `-A` rules each chain id has. */
-  appendCounts(): Int32Array {
-    this.counts ??= this.structure.appendCounts();
-    return this.counts;
+  /** What was read against the expected text, with the counts and names a diff needs (once). */
+  foundMatches(matches: ExpectedMatches): FoundMatches {
+    if (this.found === null) {
+      const structure = this.structure;
+      const counts = structure.appendCounts();
+      // The chains the table names (declared, appended to or jumped to) that the text lacks.
+      const names = structure.chainNames();
+      const known = new Uint8Array(names.length);
+      for (const id of matches.ids) if (id >= 0) known[id] = 1;
+      const unexpected: string[] = [];
+      for (let id = 0; id < names.length; id++)
+        if (known[id] === 0 && !matches.chains.has(names[id] as string)) unexpected.push(names[id] as string);
+      this.found = { ...matches, counts, undeclared: structure.undeclaredWithRules(counts), unexpected };
+    }
+    return this.found;
   }
 
   /** Entry `i`, built from its line if it was not yet. */
@@ -228,6 +239,16 @@ export function entryOf(table: Table, i: number): Entry {
   return deferred === undefined ? (table.entries[i] as Entry) : deferred.entry(i);
 }
 
+/** {@link ExpectedMatches} with what a diff needs besides (see {@link expectedMatchesOf}). */
+export interface FoundMatches extends ExpectedMatches {
+  /** How many `-A` rules each chain id has. */
+  readonly counts: Int32Array;
+  /** The chains with rules but no declaration (none in a dump iptables-restore loads). */
+  readonly undeclared: readonly string[];
+  /** The chains the table names (declares, appends to or jumps to) that the expected text lacks. */
+  readonly unexpected: readonly string[];
+}
+
 /**
  * What a table from {@link deferredTable} read against an expected text, with how many `-A`
  * rules each of its chains has (by chain id) and the chains that have rules but no declaration: a chain of the expected text whose lines were read
@@ -236,14 +257,11 @@ export function entryOf(table: Table, i: number): Entry {
  * @example
  * const m = expectedMatchesOf(nat);
  * m !== undefined && m.matched[k] === 1 && m.counts[m.ids[k]] === chain.count // chain k is equal
- * m?.undeclared // chains with rules but no declaration (none in a dump iptables-restore loads)
+ * m?.unexpected // the chains it names that the text lacks
  */
-export function expectedMatchesOf(
-  table: Table,
-): (ExpectedMatches & { readonly counts: Int32Array; readonly undeclared: readonly string[] }) | undefined {
+export function expectedMatchesOf(table: Table): FoundMatches | undefined {
   const deferred = DEFERRED.get(table);
   const matches = deferred?.matches;
   if (deferred === undefined || matches === null || matches === undefined) return undefined;
-  const counts = deferred.appendCounts();
-  return { ...matches, counts, undeclared: deferred.structure.undeclaredWithRules(counts) };
+  return deferred.foundMatches(matches);
 }

@@ -317,6 +317,11 @@ export class TableStructure {
     return counts;
   }
 
+  /** The name of each chain id (declared, appended to or jumped to). */
+  chainNames(): readonly string[] {
+    return this.names;
+  }
+
   /** The chains with `-A` rules (`counts`: {@link appendCounts}) that no declaration names. */
   undeclaredWithRules(counts: Int32Array): string[] {
     const out: string[] = [];
