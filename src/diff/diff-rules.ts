@@ -23,6 +23,7 @@ import { commonSubsequence, type RuleList } from "./edit-script.js";
 import { pinnedChains } from "./pinned-chains.js";
 import {
   hasSaveText,
+  hasSourceText,
   type SavedChain,
   type SavedText,
   type SourceText,
@@ -404,7 +405,7 @@ function sideChains(
  */
 function differingRuns(
   table: Table,
-  source: SourceText,
+  sourceOf: () => SourceText | undefined,
   lines: readonly number[],
   savedText: string,
   saved: ReadonlyMap<string, SavedChain>,
@@ -413,7 +414,7 @@ function differingRuns(
 ): void {
   const matches = expectedMatchesOf(table);
   if (matches !== undefined && matches.chains === saved) {
-    differingMatches(table, matches, keep, differ);
+    differingMatches(matches, keep, differ);
     return;
   }
   const n = saved.size;
@@ -473,6 +474,7 @@ function differingRuns(
     }
     if (at >= 0) count[at] = (count[at] as number) + 1;
   }
+  const source = sourceOf() as SourceText;
   const starts = source.lineStarts;
   for (const [name, s] of saved) {
     if (!keep(name)) continue;
@@ -504,47 +506,23 @@ function differingRuns(
  * no other rule. A chain the parser read as usual is compared rule by rule (it may still be equal).
  */
 function differingMatches(
-  table: Table,
   matches: FoundMatches,
   keep: (chain: string) => boolean,
   differ: Set<string>,
 ): void {
   const saved = matches.chains;
-  const n = saved.size;
-  // Per chain of the save text: whether the parsed side has it (declared, or with rules), and its
-  // policy there (the last declaration's).
-  const present = new Uint8Array(n);
-  const policies: (string | null)[] = new Array<string | null>(n).fill(null);
-  /** The parsed side's chains the save text lacks. */
-  const only: string[] = [];
-  for (const d of table.chains) {
-    const at = saved.get(d.name)?.index ?? -1;
-    if (at < 0) only.push(d.name);
-    else {
-      present[at] = 1;
-      policies[at] = d.policy;
-    }
-  }
-  for (const name of matches.undeclared) {
-    const at = saved.get(name)?.index ?? -1;
-    if (at < 0) only.push(name);
-    else present[at] = 1;
-  }
-  const { ids, counts, matched } = matches;
-  for (let k = 0; k < n; k++) {
+  const { ids, counts, matched, policies } = matches;
+  for (let k = 0; k < saved.size; k++) {
     const s = saved.chains[k] as SavedChain;
     const name = saved.names[k] as string;
     if (!keep(name)) continue;
     const id = ids[k] as number;
+    // (A chain with rules but no declaration is compared rule by rule.)
     const same =
-      present[k] === 1 &&
-      policies[k] === s.policy &&
-      id >= 0 &&
-      counts[id] === s.count &&
-      (s.count === 0 || matched[k] === 1);
+      id >= 0 && policies[k] === s.policy && counts[id] === s.count && (s.count === 0 || matched[k] === 1);
     if (!same) differ.add(name);
   }
-  for (const name of only) if (keep(name)) differ.add(name);
+  for (const name of matches.others) if (keep(name)) differ.add(name);
 }
 
 /** Whether the save lines of `chain` (its `-A` lines in `text`) read as exactly `rules`. */
@@ -599,7 +577,8 @@ function differingChains(
     const differ = new Set<string>();
     // A side parsed from text against a side of save text: by the bytes of their lines.
     const parsed = oldText === undefined ? oldState : newText === undefined ? newState : null;
-    const source = parsed === null ? undefined : sourceTextOf(parsed);
+    // (Its line starts are found only if a chain is compared by the bytes of its lines.)
+    const source = parsed === null || !hasSourceText(parsed) ? undefined : () => sourceTextOf(parsed);
     const table = parsed?.tables.find((t) => t.name === name);
     const lines = table === undefined ? undefined : sourceLinesOf(table);
     const savedText = (oldText ?? newText) as SavedText;

@@ -93,6 +93,16 @@ export function withSourceText(state: RuleSet, text: string): RuleSet {
 }
 
 /**
+ * Whether a source text was registered for `state` by {@link withSourceText} (its lines not found).
+ *
+ * @example
+ * hasSourceText(withSourceText(state, dump)) // true
+ */
+export function hasSourceText(state: RuleSet): boolean {
+  return SOURCES.has(state);
+}
+
+/**
  * The source text registered for a state by {@link withSourceText}.
  *
  * @example

@@ -52,9 +52,14 @@ class DeferredEntries {
       const known = new Uint8Array(names.length);
       for (const id of matches.ids) if (id >= 0) known[id] = 1;
       const unexpected: string[] = [];
-      for (let id = 0; id < names.length; id++)
-        if (known[id] === 0 && !matches.chains.has(names[id] as string)) unexpected.push(names[id] as string);
-      this.found = { ...matches, counts, undeclared: structure.undeclaredWithRules(counts), unexpected };
+      const others: string[] = [];
+      for (let id = 0; id < names.length; id++) {
+        const name = names[id] as string;
+        if (known[id] === 1 || matches.chains.has(name)) continue;
+        unexpected.push(name);
+        if (structure.declarationOf(id) >= 0 || (counts[id] as number) > 0) others.push(name);
+      }
+      this.found = { ...matches, counts, unexpected, others };
     }
     return this.found;
   }
@@ -139,6 +144,8 @@ export interface ExpectedMatches {
   readonly ids: Int32Array;
   /** Per chain of `chains`: 1 when a run of the parsed table's lines is, byte for byte, its rules. */
   readonly matched: Uint8Array;
+  /** Per chain of `chains`: its policy in the parsed table's last declaration of it (else `null`). */
+  readonly policies: readonly (string | null)[];
 }
 
 /**
@@ -243,15 +250,15 @@ export function entryOf(table: Table, i: number): Entry {
 export interface FoundMatches extends ExpectedMatches {
   /** How many `-A` rules each chain id has. */
   readonly counts: Int32Array;
-  /** The chains with rules but no declaration (none in a dump iptables-restore loads). */
-  readonly undeclared: readonly string[];
   /** The chains the table names (declares, appends to or jumps to) that the expected text lacks. */
   readonly unexpected: readonly string[];
+  /** Those of them it declares or appends to. */
+  readonly others: readonly string[];
 }
 
 /**
  * What a table from {@link deferredTable} read against an expected text, with how many `-A`
- * rules each of its chains has (by chain id) and the chains that have rules but no declaration: a chain of the expected text whose lines were read
+ * rules each of its chains has (by chain id) and the chains it names that the text lacks: a chain of the expected text whose lines were read
  * as its own and that has no other rule is equal to it, with no line compared again.
  *
  * @example

@@ -105,13 +105,16 @@ interface ExpectedTable {
   readonly ids: Int32Array;
   /** Per chain of the text: 1 once a run of its lines was read as expected lines. */
   readonly matched: Uint8Array;
+  /** Per chain of the text: its policy as last declared (`null` for `-`, or not declared). */
+  readonly policies: (string | null)[];
 }
 
 /**
  * Notes the structure's id of a declared chain that the expected text has (its first
- * declaration's), looking for it where the last declaration left off first.
+ * declaration's) and its policy (the last one's), looking for it where the last declaration left
+ * off first.
  */
-function noteDeclared(expected: ExpectedTable, name: string, id: number): void {
+function noteDeclared(expected: ExpectedTable, name: string, id: number, policy: string | null): void {
   const chains = expected.chains;
   let k = expected.nextDeclared;
   if (chains.names[k] === name) expected.nextDeclared = k + 1;
@@ -121,12 +124,14 @@ function noteDeclared(expected: ExpectedTable, name: string, id: number): void {
     expected.nextDeclared = k + 1;
   }
   if ((expected.ids[k] as number) < 0) expected.ids[k] = id;
+  expected.policies[k] = policy;
 }
 
 function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null {
   if (chains === undefined) return null;
   const ids = new Int32Array(chains.size).fill(-1);
-  return { chains, next: 0, nextDeclared: 0, ids, matched: new Uint8Array(chains.size) };
+  const policies = new Array<string | null>(chains.size).fill(null);
+  return { chains, next: 0, nextDeclared: 0, ids, matched: new Uint8Array(chains.size), policies };
 }
 
 /**
@@ -654,7 +659,7 @@ class Parser {
     table.chains.push(decl);
     table.chainLines.push(line);
     const id = table.structure.declare(name);
-    if (table.expected !== null) noteDeclared(table.expected, name, id);
+    if (table.expected !== null) noteDeclared(table.expected, name, id, decl.policy);
   }
 
   /**

@@ -322,15 +322,6 @@ export class TableStructure {
     return this.names;
   }
 
-  /** The chains with `-A` rules (`counts`: {@link appendCounts}) that no declaration names. */
-  undeclaredWithRules(counts: Int32Array): string[] {
-    const out: string[] = [];
-    for (let id = 0; id < counts.length; id++)
-      if ((counts[id] as number) > 0 && (this.declaredAt[id] as number) < 0)
-        out.push(this.names[id] as string);
-    return out;
-  }
-
   /**
    * The `-A` rules of every chain: `at[first[id]]` to `at[first[id + 1]]` are the entries of the
    * chain `id`, in order (one pass, counting them per chain first).
