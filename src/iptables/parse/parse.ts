@@ -31,7 +31,6 @@ import {
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import type { IndexedSaveText, SaveTextChain, SaveTextChains, SaveTextTarget } from "../output/save-text.js";
-import { arePlainLines } from "../plain-lines.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -261,8 +260,7 @@ class Parser {
   readonly expected: ExpectedText | null;
   /** Where the text after the last run read by {@link expectedRun} starts. */
   afterRun = 0;
-  /** {@link expectedRun}'s lines: their targets and where they end in the run. */
-  readonly runTargets: (string | null)[] = [];
+  /** Where {@link expectedRun}'s lines end in the run. */
   readonly runEnds: number[] = [];
   /** How many lines {@link expectedRun} read. */
   expectedLines = 0;
@@ -361,9 +359,9 @@ class Parser {
    * read (0: none, the line is read as usual), and sets {@link afterRun}.
    *
    * Such lines are printed by our writers and accepted by iptables-restore: they are recorded
-   * as the fast path records its rules (entries built on demand, their targets for the
-   * structure check), and never tokenized. A run holding anything that makes the usual reading
-   * differ from that (counters, `-g`, a NUL, a long line, a quote in a target) is read as usual.
+   * as the fast path records its rules (entries built on demand), with the targets the writer
+   * recorded for the structure check, and never tokenized. A run that is not plain (counters,
+   * `-g`, a NUL, a tab: see plain-lines.ts) or holds a long line is read as usual.
    */
   expectedRun(start: number, previous: number, line: number): number {
     const table = this.current;
@@ -390,84 +388,23 @@ class Parser {
       k = chain.index;
     }
     chain = chain as SaveTextChain;
-    const written = chain.targets;
-    if (written !== undefined && written.length === chain.count && chain.plain === true)
-      return this.writtenRun(table, expected, chain, written, run, start, nameEnd, line, k);
-    if (!arePlainLines(run)) return 0;
-    // Every line's target first: a run with one the usual reading might see otherwise is left to it.
-    const targets = this.runTargets;
+    // The writer of the text recorded each line's target, and whether its lines are plain: a run
+    // the usual reading might see otherwise (see plain-lines.ts) is left to it.
+    const targets = chain.targets;
+    if (targets === undefined || targets.length !== chain.count || chain.plain !== true) return 0;
     const lineEnds = this.runEnds;
-    targets.length = 0;
     lineEnds.length = 0;
-    const quote: QuoteSearch = { at: -1 };
     for (let at = 0, n = 0; n < chain.count; n++) {
       let end = run.indexOf("\n", at);
       if (end < 0) end = run.length;
       // (A line that long may break iptables-restore's limits on arguments: read as usual.)
       if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
-      const target = targetOfLine(run, at, end, quote);
-      if (target === undefined) return 0;
-      targets.push(target);
       lineEnds.push(end);
       at = end + 1;
     }
     expected.next = k + 1;
     expected.matched[k] = 1;
     const name = text.slice(start + 3, nameEnd);
-    const structure = table.structure;
-    const starts = table.starts as number[];
-    const ends = table.ends as number[];
-    const ipv6 = this.expected?.family === "IPv6";
-    for (let at = 0, n = 0; n < chain.count; n++) {
-      const end = lineEnds[n] as number;
-      const target = targets[n] as string | null;
-      table.entries.push(null);
-      starts.push(start + at + 3);
-      ends.push(start + end);
-      table.entryLines.push(line + n);
-      // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
-      if (ipv6 && !this.sawIPv6Address) {
-        const words = tokenizeLine(run, at + 3, end, false);
-        this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
-      }
-      structure.ruleTo(name, target, target !== null && isChainName(target));
-      at = end + 1;
-    }
-    this.afterRun = start + (chain.end - chain.start) + 1;
-    this.expectedLines += chain.count;
-    return chain.count;
-  }
-
-  /**
-   * Records a run of {@link expectedRun} whose chain's writer gave each line's target (and found
-   * its lines plain): the same entries and structure as reading the targets from the lines, with
-   * a chain of the text taken by its id when the table declared it (no name looked up). Returns
-   * the lines read (0: a line too long for the shortcut, nothing recorded).
-   */
-  writtenRun(
-    table: OpenTable,
-    expected: ExpectedTable,
-    chain: SaveTextChain,
-    written: readonly SaveTextTarget[],
-    run: string,
-    start: number,
-    nameEnd: number,
-    line: number,
-    k: number,
-  ): number {
-    const lineEnds = this.runEnds;
-    lineEnds.length = 0;
-    for (let at = 0, n = 0; n < chain.count; n++) {
-      let end = run.indexOf("\n", at);
-      if (end < 0) end = run.length;
-      // (A line that long may break iptables-restore's limits on arguments: read as usual.)
-      if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
-      lineEnds.push(end);
-      at = end + 1;
-    }
-    expected.next = k + 1;
-    expected.matched[k] = 1;
-    const name = this.text.slice(start + 3, nameEnd);
     const structure = table.structure;
     const starts = table.starts as number[];
     const ends = table.ends as number[];
@@ -479,14 +416,16 @@ class Parser {
       starts.push(start + at + 3);
       ends.push(start + end);
       table.entryLines.push(line + n);
+      // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
       if (ipv6 && !this.sawIPv6Address) {
         const words = tokenizeLine(run, at + 3, end, false);
         this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
       }
-      const target = written[n] as SaveTextTarget;
+      const target = targets[n] as SaveTextTarget;
       if (target === null) structure.ruleTo(name, null, false);
       else if (typeof target === "string") structure.ruleTo(name, target, isChainName(target));
       else {
+        // A chain of the text, taken by its id when the table declared it (no name looked up).
         const id = target.index < 0 ? -1 : (ids[target.index] as number);
         if (id >= 0 && isChainName(target.name)) structure.ruleToId(name, id);
         else structure.ruleTo(name, target.name, isChainName(target.name));
@@ -957,36 +896,6 @@ function runAt(text: string, start: number, saved: string, chain: SaveTextChain)
   if (after > text.length || (after < text.length && text.charCodeAt(after) !== 10)) return null;
   const run = text.slice(start, after);
   return run === saved.slice(chain.start, chain.end) ? run : null;
-}
-
-/**
- * The target after the last `-j` of the line `text[start, end)` (`null`: none), or `undefined`
- * when the part after that `-j` holds a quote (the `-j` may then be inside a quoted argument).
- * `quote` is where the first quote at or after the line's `-j` is (or a later one, which the
- * search then starts from): the lines of a run are read in order, so the text is searched for
- * quotes once.
- */
-function targetOfLine(
-  text: string,
-  start: number,
-  end: number,
-  quote: QuoteSearch,
-): string | null | undefined {
-  const j = text.lastIndexOf(" -j ", end - 4);
-  if (j < start) return null;
-  if (quote.at < j) {
-    const q = text.indexOf('"', j);
-    quote.at = q < 0 ? text.length : q;
-  }
-  if (quote.at < end) return undefined;
-  let nameEnd = text.indexOf(" ", j + 4);
-  if (nameEnd < 0 || nameEnd > end) nameEnd = end;
-  return nameEnd === j + 4 ? undefined : text.slice(j + 4, nameEnd);
-}
-
-/** Where the next quote of a text is, for {@link targetOfLine}. */
-interface QuoteSearch {
-  at: number;
 }
 
 /** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
