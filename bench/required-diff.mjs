@@ -98,17 +98,20 @@ class TableWriter {
     this.flush();
     const { names, policies, runLengths } = this;
     const n = names.length;
-    const declAt = new Int32Array(n);
-    const runAt = new Int32Array(n);
+    // Chain k's declaration is text[declAt[k], declAt[k + 1]), its rules text[runAt[k], runAt[k + 1]).
+    const declAt = new Int32Array(n + 1);
+    const runAt = new Int32Array(n + 1);
     let pos = at + this.name.length + 2;
     for (let k = 0; k < n; k++) {
       declAt[k] = pos;
       pos += names[k].length + policies[k].length + 9; // ":" NAME " " POLICY " [0:0]\n"
     }
+    declAt[n] = pos;
     for (let k = 0; k < n; k++) {
       runAt[k] = pos;
       pos += runLengths[k];
     }
+    runAt[n] = pos;
     const text = `*${this.name}\n${this.declarations.join("")}${this.rules.join("")}COMMIT\n`;
     return { text, table: new WrittenTable(this.name, names, policies, runLengths, declAt, runAt) };
   }
@@ -297,6 +300,29 @@ function sameAt(a, at, b, from, length) {
   return a.slice(at, at + length) === b.slice(from, from + length);
 }
 
+/**
+ * How far from chain `first` the dump at `pos` holds the written text, chain by chain: the
+ * largest j such that the dump's text from `pos` is written chains first…j-1's parts
+ * (`at[k]` to `at[k + 1]`), byte for byte. The span grows by doubling, and falls back to one
+ * chain after a miss, so a long equal stretch costs a few comparisons of memory and a changed
+ * chain at most twice its stretch.
+ */
+function matchedUpTo(dump, pos, text, at, first, n) {
+  const base = at[first];
+  let matched = first;
+  let step = 1;
+  while (matched < n) {
+    const j = Math.min(matched + step, n);
+    const from = at[matched];
+    if (sameAt(dump, pos + (from - base), text, from, at[j] - from)) {
+      matched = j;
+      step *= 2;
+    } else if (step === 1) break;
+    else step = 1;
+  }
+  return matched;
+}
+
 /** `sameAt` for a few characters (a declaration): a loop allocates nothing. */
 function sameShortAt(a, at, b, from, length) {
   if (at + length > a.length) return false;
@@ -410,19 +436,24 @@ function add(found, table, chain) {
 
 /** A `:CHAIN POLICY [p:b]` line; returns where the next line starts. */
 function readDeclaration(dump, pos, table, text) {
-  const end = lineEnd(dump, pos);
   const w = table.written;
   let k = -1;
   if (w !== null && w !== undefined) {
-    // The next chain in the written order, compared up to its counters (`:NAME POLICY `), which
-    // iptables-restore does not read.
     const d = table.declCursor;
-    if (
-      d < w.names.length &&
-      sameShortAt(dump, pos, text, w.declAt[d], w.names[d].length + w.policies[d].length + 3)
-    )
+    const n = w.names.length;
+    // The next chains in the written order, whole lines at a time while they are the same.
+    const j = d < n ? matchedUpTo(dump, pos, text, w.declAt, d, n) : d;
+    if (j > d) {
+      for (let c = d; c < j; c++) table.declared[c] = 1;
+      table.declCursor = j;
+      return pos + (w.declAt[j] - w.declAt[d]);
+    }
+    // The next chain, compared up to its counters (`:NAME POLICY `), which iptables-restore
+    // does not read.
+    if (d < n && sameShortAt(dump, pos, text, w.declAt[d], w.names[d].length + w.policies[d].length + 3))
       k = d;
   }
+  const end = lineEnd(dump, pos);
   if (k < 0) {
     // Another line: its name and policy read and checked as iptables-restore checks their place.
     const space = dump.indexOf(" ", pos);
@@ -454,38 +485,52 @@ function readRun(dump, pos, table, text) {
   if (dump.charCodeAt(pos + 1) !== 65 || dump.charCodeAt(pos + 2) !== 32)
     refuse(dump, pos, "not a line of iptables-save's form");
   const w = table.written;
-  let k = -1;
-  let end = -1;
   if (w !== null && w !== undefined) {
-    // The next written chain with rules: if its rules are the text here, byte for byte, the
-    // dump's run is theirs (each line names its chain) and ends there unless the chain's next
+    // The next written chains with rules: where the dump's text is theirs, byte for byte, so
+    // are its runs (each line names its chain). The last one's run ends there unless its next
     // line follows.
+    const n = w.names.length;
     let r = table.runCursor;
-    while (r < w.names.length && w.runLengths[r] === 0) r++;
-    if (r < w.names.length && sameAt(dump, pos, text, w.runAt[r], w.runLengths[r])) {
-      k = r;
-      end = pos + w.runLengths[r];
-      if (end < dump.length && appendsTo(dump, end, w.names[r])) {
-        end = endOfRun(dump, end, w.names[r]);
-        table.differs[r] = 1;
+    while (r < n && w.runLengths[r] === 0) r++;
+    const j = r < n ? matchedUpTo(dump, pos, text, w.runAt, r, n) : r;
+    if (j > r) {
+      const shift = pos - w.runAt[r];
+      let last = r;
+      for (let k = r; k < j; k++)
+        if (w.runLengths[k] > 0) {
+          noteRun(dump, table, k, w.runAt[k] + shift, w.runAt[k + 1] + shift);
+          last = k;
+        }
+      let end = w.runAt[j] + shift;
+      if (end < dump.length && appendsTo(dump, end, w.names[last])) {
+        end = endOfRun(dump, end, w.names[last]);
+        table.differs[last] = 1;
+        if (table.split === null || !table.split.has(last)) table.runEnd[last] = end;
+        else table.split.get(last)[table.split.get(last).length - 1][1] = end;
       }
-    }
-  }
-  if (k < 0) {
-    const lineStop = lineEnd(dump, pos);
-    const space = dump.indexOf(" ", pos + 3);
-    const name = dump.slice(pos + 3, space < 0 || space > lineStop ? lineStop : space);
-    end = endOfRun(dump, pos, name);
-    k = w === null || w === undefined ? -1 : w.find(name);
-    if (k < 0) {
-      // Not the cluster's chain: only its place is checked (see the head of the file).
-      if (!table.others.has(name)) refuse(dump, pos, `chain ${name} is not declared`);
+      table.runCursor = j;
       return end;
     }
-    if (end - pos !== w.runLengths[k] || !sameAt(dump, pos, text, w.runAt[k], end - pos))
-      table.differs[k] = 1;
   }
-  if (table.declared[k] !== 1) refuse(dump, pos, `chain ${w.names[k]} is not declared`);
+  const lineStop = lineEnd(dump, pos);
+  const space = dump.indexOf(" ", pos + 3);
+  const name = dump.slice(pos + 3, space < 0 || space > lineStop ? lineStop : space);
+  const end = endOfRun(dump, pos, name);
+  const k = w === null || w === undefined ? -1 : w.find(name);
+  if (k < 0) {
+    // Not the cluster's chain: only its place is checked (see the head of the file).
+    if (!table.others.has(name)) refuse(dump, pos, `chain ${name} is not declared`);
+    return end;
+  }
+  if (end - pos !== w.runLengths[k] || !sameAt(dump, pos, text, w.runAt[k], end - pos)) table.differs[k] = 1;
+  noteRun(dump, table, k, pos, end);
+  table.runCursor = k + 1;
+  return end;
+}
+
+/** The dump's run of written chain k, from `start` to `end`: declared, and its first or not. */
+function noteRun(dump, table, k, start, end) {
+  if (table.declared[k] !== 1) refuse(dump, start, `chain ${table.written.names[k]} is not declared`);
   if (table.runStart[k] !== 0) {
     // A second run of the chain (iptables-save never prints one; iptables-restore reads it):
     // its rules are compared whole when the table closes.
@@ -495,13 +540,11 @@ function readRun(dump, pos, table, text) {
       runs = [[table.runStart[k] - 1, table.runEnd[k]]];
       table.split.set(k, runs);
     }
-    runs.push([pos, end]);
+    runs.push([start, end]);
   } else {
-    table.runStart[k] = pos + 1;
+    table.runStart[k] = start + 1;
     table.runEnd[k] = end;
   }
-  table.runCursor = k + 1;
-  return end;
 }
 
 /** At COMMIT: the written table's chains of kube-proxy's that the dump lacks or holds otherwise. */
