@@ -254,6 +254,12 @@ async function parent() {
         });
       }
       load.push(loadavg()[0]);
+      // Each round's CPU ms, kind by kind (the medians below hide how far rounds stray).
+      console.log(
+        `round ${i + 1}: ${Object.keys(kinds)
+          .map((k) => `${k} ${samples[k][i].cpu.toFixed(0)}`)
+          .join(", ")}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
