@@ -254,11 +254,15 @@ const OPS = {
     label:
       "the lower bound under `diff DUMP CLUSTER`: bench/required-diff.mjs (read + JSON.parse, checkClusterObjects, the save text with a plan per port, read the dump, compare kube-proxy's chains one by one; nothing of ours, in-process)",
     setup: (lib, input, key) => {
-      // The CLI case's files (cli-diff), written once; the bound keeps nothing of `input`.
-      const dump = inputFile(`${key}-node.save`, () => nodeDump(lib, input));
-      const cluster = inputFile(`${key}-cluster.json`, () => JSON.stringify(input));
+      // The CLI case's files (cli-diff), written once. `prepare` keeps `input` referenced, as
+      // cliRun's file makers do for cli-diff, so that both sides of ab:diff-bound run beside the
+      // same live heap (a parsed 10k model: dropping it may lower a side's GC time).
+      const files = {
+        dump: () => inputFile(`${key}-node.save`, () => nodeDump(lib, input)),
+        cluster: () => inputFile(`${key}-cluster.json`, () => JSON.stringify(input)),
+      };
       return {
-        prepare: () => [dump, cluster],
+        prepare: () => [files.dump(), files.cluster()],
         run: ([d, c]) => requiredDiff(d, c),
         // How many chains differ: 0 on the node's own dump, as the CLI's "no changes".
         describe: (found) => {
