@@ -17,17 +17,21 @@
 // 5. `differingChains`: read the dump's structure as far as the comparison needs and compare,
 //    chain by chain, kube-proxy's chains on both sides, as the CLI does (built-in chains and
 //    other programs' chains are not compared; a kube-proxy chain only on one side differs).
-//    The cluster's chain that the written text's order puts next is tried first (a cursor),
-//    then the one of that name (a lookup), so any order, extra or missing chain is handled.
+//    The chains that the written text's order puts next are tried first, a doubling span of
+//    them at a time while the dump holds their text byte for byte (a cursor), then one, then the
+//    chain of that name (a lookup), so any order, extra, missing or changed chain is handled.
 //
 // What it leaves out (each is work the CLI does, so leaving it out keeps this a lower bound):
 // - validation of the dump's lines that are not byte for byte the cluster's own (a rule of
 //   Docker, CNI, a changed rule): they are not tokenized, their options not checked as
 //   iptables-restore checks them; only their structure is (a known line kind, a declared chain,
-//   a name of 1 to 28 characters, a policy, COMMIT). The node's own dump
-//   has no such line. The cluster's own lines need no validation (our text is valid), nor their
+//   a name of 1 to 28 characters, a policy, COMMIT). The node's own dump has no such line.
+//   The cluster's own lines need no validation (our text is valid), nor their
 //   jump targets while the dump declares every chain they jump to: one that lacks such a chain
 //   is refused by the CLI (iptables-restore cannot load the jump) and not here;
+// - most of the API server's checks (only `checkClusterObjects`' part) and the model: the
+//   writer reads the parsed objects straight (`minimalModelOf`), for the bench's model shape
+//   only (ClusterIP, tcp, ready endpoints, large-cluster mode);
 // - the family guess from the dump's addresses (the cluster's IPv4 is taken);
 // - sparing a stale chain that another program's rule still jumps to (the CLI leaves it out of
 //   the comparison: `sparingReferenced`); here it differs. Absent from the bench's dumps;
