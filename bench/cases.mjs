@@ -8,6 +8,7 @@ import base32Encode from "base32-encode";
 import { sha256 } from "js-sha256/build/sha256.min.mjs";
 import { detectFeatures, libraryPath, readClusterInput } from "./load.mjs";
 import { minimalWriterRefusal, writeMinimalRestoreText } from "./minimal-writer.mjs";
+import { requiredDiff } from "./required-diff.mjs";
 import { writeRequiredRestoreText } from "./required-writer.mjs";
 
 /** Models measured for every operation, with the kube-proxy row they compare against. */
@@ -248,6 +249,30 @@ const OPS = {
       ),
       describe: (out) => ({ bytes: Buffer.byteLength(out) }),
     }),
+  },
+  "required-diff": {
+    label:
+      "the lower bound under `diff DUMP CLUSTER`: bench/required-diff.mjs (read + JSON.parse, checkClusterObjects, the save text with a plan per port, read the dump, compare kube-proxy's chains one by one; nothing of ours, in-process)",
+    setup: (lib, input, key) => {
+      // The CLI case's files (cli-diff), written once. `prepare` keeps `input` referenced, as
+      // cliRun's file makers do for cli-diff, so that both sides of ab:diff-bound run beside the
+      // same live heap (a parsed 10k model: dropping it may lower a side's GC time).
+      const files = {
+        dump: () => inputFile(`${key}-node.save`, () => nodeDump(lib, input)),
+        cluster: () => inputFile(`${key}-cluster.json`, () => JSON.stringify(input)),
+      };
+      return {
+        prepare: () => [files.dump(), files.cluster()],
+        run: ([d, c]) => requiredDiff(d, c),
+        // How many chains differ: 0 on the node's own dump, as the CLI's "no changes".
+        describe: (found) => {
+          const differing = Object.values(found).reduce((n, chains) => n + chains.length, 0);
+          if (differing !== 0)
+            throw new Error(`required-diff: ${differing} chains differ on the node's own dump`);
+          return { differing };
+        },
+      };
+    },
   },
   "cli-diff-changed": {
     label: "the CLI end to end: `diff DUMP CLUSTER --format restore`, one endpoint moved (in-process)",
@@ -577,7 +602,7 @@ export function caseIds() {
   ids.push(`sync-first:${TEN_K}`, `sync-adopt:${TEN_K}`);
   ids.push(`cli:${TEN_K}`, `cli-save:${TEN_K}`);
   for (const m of [TEN_K, "bench-clusterip-50000"]) ids.push(`cli-diff:${m}`, `cli-trace:${m}`);
-  ids.push(`cli-diff-changed:${TEN_K}`, `diff-delta:${TEN_K}`);
+  ids.push(`cli-diff-changed:${TEN_K}`, `diff-delta:${TEN_K}`, `required-diff:${TEN_K}`);
   ids.push(`nftables:${TEN_K}`);
   return ids;
 }
@@ -602,6 +627,7 @@ export function issue21CaseIds() {
     "cli",
     "cli-save",
     "cli-diff",
+    "required-diff",
     "cli-trace",
     "diff-delta",
   ])
@@ -629,6 +655,12 @@ export const ALTERNATIONS = [
     a: `required-writer:${TEN_K}`,
     b: `minimal-writer:${TEN_K}`,
     same: true,
+  },
+  {
+    id: "ab:diff-bound",
+    what: "`diff DUMP CLUSTER` 10k cold (in-process) ÷ its lower bound bench/required-diff.mjs cold; the bound's CPU is read against the 2 s limit",
+    a: `cli-diff:${TEN_K}`,
+    b: `required-diff:${TEN_K}`,
   },
   {
     id: "ab:save-paths",

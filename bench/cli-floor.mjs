@@ -11,7 +11,9 @@
 // mandated libraries does at least that much. "required restore" adds what the house requires of
 // any CLI: a part of the API server's checks of the fields written, and the plan per port of
 // bench/required-writer.mjs (no guard: the checks let no unsafe character through; no memory of
-// names: the process ends).
+// names: the process ends). "required diff" is the lower bound under `diff DUMP CLUSTER` (≤ 2 s
+// CPU): bench/required-diff.mjs on the node's own dump and the cluster file, beside "diff", the
+// CLI's `diff DUMP CLUSTER` of the same files; both must say "no changes" every round.
 //   node bench/cli-floor.mjs [--runs N] [--model NAME] [--pretty] [--old DIST_DIR]
 //   node bench/cli-floor.mjs --breakdown [--runs N] [--model NAME] [--pretty]
 // --pretty writes the model indented, as `kubectl get -o json` prints (37 MB instead of 19 MB
@@ -21,7 +23,8 @@
 // --breakdown runs the CLI in processes of its own that time each stage in CPU ms (start-up,
 // import, read, JSON.parse, validate + build, generate, write) and prints the medians; it does
 // not write bench/cli-floor.json.
-// Also run as a child of itself: `--child floor|minimal-restore|minimal-save|required-restore FILE`, `--child cli|breakdown DIST FILE [ARGS…]`.
+// Also run as a child of itself: `--child floor|minimal-restore|minimal-save|required-restore FILE`,
+// `--child required-diff DUMP FILE`, `--child cli|breakdown DIST FILE [ARGS…]`.
 // The child imports nothing but what it measures: the floor and the CLI pay the same start-up.
 
 const CPU_MARK = "@@CPU ";
@@ -56,6 +59,15 @@ async function child([what, ...args]) {
     checkClusterObjects(input);
     // Checked input needs no guard, and a one-shot process no memory of names: only the plan.
     process.stdout.write(writeRequiredRestoreText(minimalModelOf(input), { checked: true, memo: false }));
+    return;
+  }
+  if (what === "required-diff") {
+    // Read + parse, the checks, the save text with a plan per port, read the dump, compare
+    // (bench/required-diff.mjs); prints what the CLI prints when nothing differs.
+    const { requiredDiff } = await import("./required-diff.mjs");
+    const found = requiredDiff(args[0], args[1]);
+    const chains = Object.entries(found).flatMap(([table, list]) => list.map((c) => `${table} ${c}`));
+    process.stdout.write(chains.length === 0 ? "no changes\n" : `${chains.join("\n")}\n`);
     return;
   }
   if (what === "minimal-restore" || what === "minimal-save") {
@@ -155,7 +167,7 @@ async function parent() {
   const { fileURLToPath } = await import("node:url");
   const { parseArgs } = await import("node:util");
   const { gunzipSync } = await import("node:zlib");
-  const { libraryPath, ROOT } = await import("./load.mjs");
+  const { libraryPath, loadLibrary, ROOT } = await import("./load.mjs");
   const { median, summarize } = await import("./stats.mjs");
   const SELF = fileURLToPath(import.meta.url);
 
@@ -174,6 +186,20 @@ async function parent() {
   const file = join(dir, `${values.model}.json`);
   const raw = gunzipSync(readFileSync(join(ROOT, "test", "fixtures", "bench", `${values.model}.json.gz`)));
   writeFileSync(file, values.pretty ? `${JSON.stringify(JSON.parse(raw.toString("utf8")), null, 2)}\n` : raw);
+  // The node's own dump (what kube-proxy's first sync leaves), for the diff kinds; the required
+  // diff's save text is held to the library's once, here (the children compare verdicts).
+  const dump = join(dir, `${values.model}.save`);
+  if (!values.breakdown) {
+    const lib = await loadLibrary();
+    const { writeRequiredSaveText } = await import("./required-diff.mjs");
+    const { minimalModelOf } = await import("./minimal-writer.mjs");
+    const input = JSON.parse(raw.toString("utf8"));
+    const model = lib.modelFromKubernetes(input);
+    const text = lib.formatSave(lib.generateState(model));
+    if (writeRequiredSaveText(minimalModelOf(input)).text !== text)
+      throw new Error("the required diff's save text is not the library's");
+    writeFileSync(dump, text);
+  }
   const restore = ["generate", file, "--format", "restore"];
   const save = ["generate", file];
   const kinds = values.breakdown
@@ -185,6 +211,8 @@ async function parent() {
         "required restore": ["required-restore", file],
         restore: ["cli", dist, ...restore],
         save: ["cli", dist, ...save],
+        "required diff": ["required-diff", dump, file],
+        diff: ["cli", dist, "diff", dump, file],
         ...(values.old === undefined
           ? {}
           : {
@@ -213,6 +241,8 @@ async function parent() {
         if (kind.startsWith("minimal ")) minimalText[kind.slice("minimal ".length)] = r.stdout;
         if (kind === "required restore" && r.stdout !== minimalText.restore)
           throw new Error("the required restore kind and the minimal one wrote different text");
+        if ((kind === "required diff" || kind === "diff") && r.stdout !== "no changes\n")
+          throw new Error(`${kind} on the node's own dump: ${JSON.stringify(r.stdout.slice(0, 200))}`);
         if (minimalText[kind] !== undefined && r.stdout !== minimalText[kind])
           throw new Error(`the minimal ${kind} kind and the CLI wrote different text`);
         const stages = lines.find((l) => l.startsWith(STAGES_MARK));
@@ -224,6 +254,12 @@ async function parent() {
         });
       }
       load.push(loadavg()[0]);
+      // Each round's CPU ms, kind by kind (the medians below hide how far rounds stray).
+      console.log(
+        `round ${i + 1}: ${Object.keys(kinds)
+          .map((k) => `${k} ${samples[k][i].cpu.toFixed(0)}`)
+          .join(", ")}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { hash, probability, sortedPorts } from "./minimal-writer.mjs";
 // prints it back over 2^31 with 11 decimals, rounding the exact value half to even.
 const TWO_31 = 2147483648;
 const savedProbabilities = [];
-function savedProbability(k) {
+export function savedProbability(k) {
   let text = savedProbabilities[k];
   if (text === undefined) {
     const x = Number(probability(k)) * TWO_31;
@@ -42,7 +42,7 @@ const INDEX_SPAN = 2 ** 23;
 const rank = (c) => (c < 65 ? c - 50 : c - 59);
 
 /** The indices of `names` (chain names whose hash starts at `at`) in name order. */
-function nameOrder(names, at) {
+export function nameOrder(names, at) {
   const keys = new Float64Array(names.length);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];

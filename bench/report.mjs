@@ -365,6 +365,38 @@ function lowerBoundRows(results) {
     const [w, u] = ["wall", "cpu"].map((m) => c[m].median / floor.cases.floor[m].median);
     rows.push([target, bound, times(w), times(u), verdict(u, limit), measuredIn(results, floor)]);
   }
+  // `diff DUMP CLUSTER` ≤ 2 s CPU: its bound in CPU ms, in-process and cold beside the CLI's
+  // case (ab:diff-bound), and as whole processes beside the CLI's (cli-floor.mjs).
+  const diffTarget = "`diff DUMP CLUSTER` of a 10k node ≤ 2 s CPU";
+  const diffBound =
+    "read + JSON.parse, a part of the API server's checks, the save text with a plan per port, read the dump, compare kube-proxy's chains (required-diff.mjs)";
+  const seconds = (v) => `${(v / 1000).toFixed(2)} s`;
+  const d = alternation(results, "ab:diff-bound");
+  if (d === undefined) rows.push([`${diffTarget} (in-process, cold)`, diffBound, "not run", "–", "–", "–"]);
+  else {
+    const of = (side, kind) => medianOf(d.alt.runs.map((r) => r[side][kind]));
+    rows.push([
+      `${diffTarget} (in-process, cold)`,
+      `${diffBound}, cold, alternately with the CLI's (median of ${d.rounds} rounds; the CLI: ${seconds(of("a", "cpu"))} CPU, ${d.cpu.toFixed(2)}× the bound)`,
+      seconds(of("b", "wall")),
+      seconds(of("b", "cpu")),
+      verdict(of("b", "cpu"), 2000),
+      measuredIn(results, d.alt),
+    ]);
+  }
+  const diffProcess = floor?.cases["required diff"];
+  const cliProcess = floor?.cases.diff;
+  if (diffProcess === undefined || cliProcess === undefined)
+    rows.push([`${diffTarget} (a process)`, diffBound, "not run", "–", "–", "–"]);
+  else
+    rows.push([
+      `${diffTarget} (a process)`,
+      `the same as a \`node\` process (start-up included), in turn with the CLI's (its median: ${seconds(cliProcess.cpu.median)} CPU)`,
+      seconds(diffProcess.wall.median),
+      seconds(diffProcess.cpu.median),
+      verdict(diffProcess.cpu.median, 2000),
+      measuredIn(results, floor),
+    ]);
   const a = alternation(results, "ab:requirements");
   const target = "library cold `generateRestoreText` ≤ 1.15 × the yardstick";
   const bound =
@@ -497,7 +529,7 @@ export function renderReport(results) {
   out.push(
     "Each bound does only part of what the CLI or the library must do, and writes the same bytes (compared every round). " +
       "Ratios are to the same floor or yardstick as the target's, medians, CPU the figure compared. A bound over its limit " +
-      "proves the target out of reach for any code that does at least that much.",
+      "proves the target out of reach for any code that does at least that much. The `diff` rows are seconds of CPU, as its target.",
   );
   out.push("");
   out.push(

@@ -30,7 +30,7 @@ function guard(value) {
  * when every endpoint is ready the cluster list is the port's own list, not a copy. The bench's
  * models are ClusterIP only with Cluster policies, so `local` is never sorted out here.
  */
-function planOf(port, guarded) {
+export function planOf(port, guarded) {
   const eps = port.endpoints;
   let allReady = true;
   for (let j = 0; j < eps.length; j++) {
