@@ -443,6 +443,10 @@ function checkService(svc, i) {
     }
   }
 
+  // Without spec ranges, the older annotation: the same rules, its value split at commas.
+  const annotations = svc.metadata.annotations;
+  if (annotations != null) checkServiceAnnotations(annotations, i, type, ranges?.length > 0);
+
   // allocateLoadBalancerNodePorts: a boolean, only on a LoadBalancer Service (defaulted there).
   const allocate = spec.allocateLoadBalancerNodePorts;
   if (allocate != null) {
@@ -501,6 +505,34 @@ function checkService(svc, i) {
 
   if (svc.status != null) checkServiceStatus(svc.status, i, type);
   return namespace;
+}
+
+const SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
+const TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
+const TOPOLOGY_HINTS = "service.kubernetes.io/topology-aware-hints";
+
+/**
+ * ValidateService's rules on annotations: the source-range annotation (when the spec has no
+ * ranges) only on a LoadBalancer Service, a comma-separated list of CIDRs; the topology mode equal
+ * to the deprecated topology-hints annotation when both are set.
+ */
+function checkServiceAnnotations(annotations, i, type, specRanges) {
+  const ranges = annotations[SOURCE_RANGES];
+  if (ranges !== undefined && !specRanges) {
+    const at = keyPath(`services[${i}].metadata.annotations`, SOURCE_RANGES);
+    if (type !== "LoadBalancer") refuse(at, ranges, "may only be set on a LoadBalancer Service");
+    const list = ranges.trim();
+    if (list !== "")
+      for (const cidr of list.split(",")) if (!isCIDR(cidr.trim())) refuse(at, cidr, "is not a valid CIDR");
+  }
+  const mode = annotations[TOPOLOGY_MODE];
+  const hints = annotations[TOPOLOGY_HINTS];
+  if (mode !== undefined && hints !== undefined && mode !== hints)
+    refuse(
+      keyPath(`services[${i}].metadata.annotations`, TOPOLOGY_MODE),
+      mode,
+      `must equal the ${TOPOLOGY_HINTS} annotation`,
+    );
 }
 
 /**

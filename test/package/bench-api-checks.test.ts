@@ -451,6 +451,39 @@ const CASES: Case[] = [
     gap: "validate-service.ts does not read loadBalancerIP (ValidateService: IsValidIPForLegacyField)",
   },
   {
+    what: "the source-range annotation on a NodePort Service",
+    input: changed([
+      "services.1.metadata.annotations",
+      { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8" },
+    ]),
+    at: 'services[1].metadata.annotations["service.beta.kubernetes.io/load-balancer-source-ranges"]',
+    gap: "validate-service.ts does not read the source-range annotation (ValidateService checks it)",
+  },
+  {
+    what: "a source-range annotation that is not a CIDR list",
+    input: changed(
+      ["services.2.spec.loadBalancerSourceRanges", undefined],
+      [
+        "services.2.metadata.annotations",
+        { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 10.1.0.0" },
+      ],
+    ),
+    at: 'services[2].metadata.annotations["service.beta.kubernetes.io/load-balancer-source-ranges"]',
+    gap: "validate-service.ts does not read the source-range annotation (ValidateService checks it)",
+  },
+  {
+    what: "a topology mode unlike the topology-hints annotation",
+    input: changed([
+      "services.0.metadata.annotations",
+      {
+        "service.kubernetes.io/topology-mode": "Auto",
+        "service.kubernetes.io/topology-aware-hints": "Disabled",
+      },
+    ]),
+    at: 'services[0].metadata.annotations["service.kubernetes.io/topology-mode"]',
+    gap: "validate-service.ts does not compare the two topology annotations (ValidateService does)",
+  },
+  {
     what: "an unknown traffic distribution",
     input: changed(["services.0.spec.trafficDistribution", "Anywhere"]),
     at: `${S0}.spec.trafficDistribution`,
@@ -702,6 +735,20 @@ describe("bench/api-checks.mjs", () => {
       changed(["services.0.spec.clusterIP", "010.96.0.10"], ["services.0.spec.clusterIPs", ["010.96.0.10"]]),
       changed(["endpointSlices.0.endpoints.0.addresses", ["::ffff:10.244.0.5"]]),
       changed(["services.2.spec.loadBalancerSourceRanges", ["10.0.0.1/8", "::ffff:10.0.0.0/104"]]),
+      changed(
+        ["services.2.spec.loadBalancerSourceRanges", undefined],
+        [
+          "services.2.metadata.annotations",
+          { "service.beta.kubernetes.io/load-balancer-source-ranges": " 10.0.0.0/8, 10.1.0.0/16 " },
+        ],
+        [
+          "services.0.metadata.annotations",
+          {
+            "service.kubernetes.io/topology-mode": "Auto",
+            "service.kubernetes.io/topology-aware-hints": "Auto",
+          },
+        ],
+      ),
       // Defaulted fields may be absent.
       changed(
         ["services.0.spec.type", undefined],
