@@ -791,10 +791,10 @@ function checkEndpoint(e, i, j, addressType) {
 /** An address the fast path did not take: a legacy spelling, another family, or invalid. */
 function checkAddress(address, at, addressType) {
   if (addressType === "FQDN") {
-    // IsFullyQualifiedDomainName: a DNS-1123 subdomain of two labels at least (a trailing dot
-    // allowed).
+    // IsFullyQualifiedDomainName: a DNS-1123 subdomain (a trailing dot allowed) of two labels at
+    // least, each at most 63 characters.
     const name = typeof address === "string" ? address.replace(/\.$/, "") : address;
-    if (!isSubdomain(name) || !name.includes("."))
+    if (!isSubdomain(name) || !name.includes(".") || name.split(".").some((label) => label.length > 63))
       refuse(at, address, "is not a fully qualified domain name");
     return;
   }

@@ -721,6 +721,15 @@ const CASES: Case[] = [
     gap: "validate-slice.ts checks FQDN addresses as DNS-1123 subdomains (IsFullyQualifiedDomainName wants two labels)",
   },
   {
+    what: "an FQDN address with a label of 64 characters",
+    input: changed(
+      ["endpointSlices.0.addressType", "FQDN"],
+      ["endpointSlices.0.endpoints.0.addresses", [`${"a".repeat(64)}.example.com`]],
+    ),
+    at: `${E0}.endpoints[0].addresses[0]`,
+    gap: "validate-slice.ts checks FQDN addresses as DNS-1123 subdomains (IsFullyQualifiedDomainName checks each label)",
+  },
+  {
     what: "an EndpointSlice twice",
     input: changed(["endpointSlices.1.metadata.name", "web-abc"]),
     at: "endpointSlices[1]",
@@ -748,6 +757,11 @@ describe("bench/api-checks.mjs", () => {
             "service.kubernetes.io/topology-aware-hints": "Auto",
           },
         ],
+      ),
+      changed(
+        ["endpointSlices.0.addressType", "FQDN"],
+        ["endpointSlices.0.endpoints.1.addresses", ["db.example.com."]],
+        ["endpointSlices.0.endpoints.0.addresses", ["db-0.example.com"]],
       ),
       // Defaulted fields may be absent.
       changed(
