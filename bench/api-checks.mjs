@@ -377,27 +377,25 @@ function checkService(svc, i) {
   // The selector is a label map (ValidateLabels).
   if (spec.selector != null) checkLabels(spec.selector, "services", i, "spec.selector");
 
-  // Session affinity: defaulted to None; with ClientIP a timeout of 1-86400 s (defaulted when
-  // absent), with None no config at all.
+  // Session affinity: defaulted to None. With ClientIP the timeout is 1-86400 s (defaulted when
+  // absent); with None the defaulting drops any config (SetDefaults_Service), so only its JSON
+  // types (the decoding) are checked.
   const affinity =
     spec.sessionAffinity == null || spec.sessionAffinity === "" ? "None" : spec.sessionAffinity;
   if (!AFFINITIES.has(affinity))
     refuse(`services[${i}].spec.sessionAffinity`, affinity, "is not a session affinity");
   const config = spec.sessionAffinityConfig;
   if (config != null) {
-    if (affinity === "None")
-      refuse(
-        `services[${i}].spec.sessionAffinityConfig`,
-        config,
-        "must not be set when sessionAffinity is None",
-      );
     if (!isObject(config)) refuse(`services[${i}].spec.sessionAffinityConfig`, config, "is not an object");
     const clientIP = config.clientIP;
     if (clientIP != null) {
       if (!isObject(clientIP))
         refuse(`services[${i}].spec.sessionAffinityConfig.clientIP`, clientIP, "is not an object");
       const timeout = clientIP.timeoutSeconds;
-      if (timeout != null && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= 86400))
+      if (
+        timeout != null &&
+        !(Number.isInteger(timeout) && (affinity === "None" || (timeout >= 1 && timeout <= 86400)))
+      )
         refuse(
           `services[${i}].spec.sessionAffinityConfig.clientIP.timeoutSeconds`,
           timeout,
