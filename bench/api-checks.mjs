@@ -12,8 +12,9 @@
 // test/package/bench-api-checks.test.ts holds every rule to an object the library refuses too.
 //
 // Left out: fields the bench's objects never hold and the CLI does not read either
-// (ownerReferences, finalizers, managedFields, generation, loadBalancerClass, the ingress' port
-// statuses); the kube-proxy configuration (ours to check, not the API server's: one small object).
+// (ownerReferences, finalizers, managedFields, generation, the ingress' port statuses), the
+// registry's allocation rules beyond SingleStack's one family (RequireDualStack's two), and the
+// kube-proxy configuration (ours to check, not the API server's: one small object).
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -439,6 +440,15 @@ function checkService(svc, i) {
       if (typeof r !== "string" || !isCIDR(r.trim()))
         refuse(`services[${i}].spec.loadBalancerSourceRanges[${k}]`, r, "is not a valid CIDR");
     }
+  }
+
+  // validateLoadBalancerClassField: only on a LoadBalancer Service, a qualified name.
+  const lbClass = spec.loadBalancerClass;
+  if (lbClass != null) {
+    if (type !== "LoadBalancer")
+      refuse(`services[${i}].spec.loadBalancerClass`, lbClass, "may only be set on a LoadBalancer Service");
+    if (!isQualifiedName(lbClass))
+      refuse(`services[${i}].spec.loadBalancerClass`, lbClass, "is not a qualified name");
   }
 
   // Without spec ranges, the older annotation: the same rules, its value split at commas.

@@ -480,6 +480,18 @@ const CASES: Case[] = [
     gap: "validate-service.ts does not compare the two topology annotations (ValidateService does)",
   },
   {
+    what: "a load-balancer class on a NodePort Service",
+    input: changed(["services.1.spec.loadBalancerClass", "example.com/lb"]),
+    at: "services[1].spec.loadBalancerClass",
+    gap: "validate-service.ts does not read loadBalancerClass (validateLoadBalancerClassField)",
+  },
+  {
+    what: "a load-balancer class that is not a qualified name",
+    input: changed(["services.2.spec.loadBalancerClass", "example.com/my lb"]),
+    at: `${S2}.spec.loadBalancerClass`,
+    gap: "validate-service.ts does not read loadBalancerClass (validateLoadBalancerClassField)",
+  },
+  {
     what: "an unknown traffic distribution",
     input: changed(["services.0.spec.trafficDistribution", "Anywhere"]),
     at: `${S0}.spec.trafficDistribution`,
@@ -772,6 +784,7 @@ describe("bench/api-checks.mjs", () => {
         ["services.2.spec.sessionAffinityConfig", undefined],
         ["services.2.spec.healthCheckNodePort", undefined],
       ),
+      changed(["services.2.spec.loadBalancerClass", "example.com/internal-lb"]),
       // A slice port may have no number.
       changed(["endpointSlices.0.ports.1.port", undefined]),
     ]) {
