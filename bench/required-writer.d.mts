@@ -7,5 +7,4 @@ export declare function writeRequiredRestoreText(
 ): string;
 /** How many ports have their SEP names remembered. */
 export declare function rememberedPorts(): number;
-/** Throws at the first field the API server would refuse, among those the text is made from. */
-export declare function checkClusterObjects(input: unknown): void;
+export { checkClusterObjects } from "./api-checks.mjs";
