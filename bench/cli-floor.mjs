@@ -9,7 +9,7 @@
 // the same text straight from the parsed objects (no validation, no model of ours) to stdout;
 // their bytes are held to the CLI's every round. A CLI that reads the file and hashes with the
 // mandated libraries does at least that much. "required restore" adds what the house requires of
-// any CLI: a part of the API server's checks of the fields written, and the plan per port of
+// any CLI: the API server's checks of every field the objects hold (api-checks.mjs), and the plan per port of
 // bench/required-writer.mjs (no guard: the checks let no unsafe character through; no memory of
 // names: the process ends). "required diff" is the lower bound under `diff DUMP CLUSTER` (≤ 2 s
 // CPU): bench/required-diff.mjs on the node's own dump and the cluster file, beside "diff", the
@@ -50,7 +50,7 @@ async function child([what, ...args]) {
     return;
   }
   if (what === "required-restore") {
-    // The floor, a part of the API server's checks, then the yardstick with a plan per port
+    // The floor, the API server's checks (api-checks.mjs), then the yardstick with a plan per port
     // (bench/required-writer.mjs), and the write.
     const { readFileSync } = await import("node:fs");
     const { minimalModelOf } = await import("./minimal-writer.mjs");

@@ -348,7 +348,7 @@ function lowerBoundRows(results) {
       "required restore",
       "CLI restore ≤ 3.0 × the floor",
       3.0,
-      "the same, with a part of the API server's checks and a plan per port (required-writer.mjs, checked input: no guard, no memo)",
+      "the same, with the API server's checks (api-checks.mjs) and a plan per port (required-writer.mjs, checked input: no guard, no memo)",
     ],
     [
       "minimal save",
@@ -369,7 +369,7 @@ function lowerBoundRows(results) {
   // case (ab:diff-bound), and as whole processes beside the CLI's (cli-floor.mjs).
   const diffTarget = "`diff DUMP CLUSTER` of a 10k node ≤ 2 s CPU";
   const diffBound =
-    "read + JSON.parse, a part of the API server's checks, the save text with a plan per port, read the dump, compare kube-proxy's chains (required-diff.mjs)";
+    "read + JSON.parse, the API server's checks (api-checks.mjs), the save text with a plan per port, read the dump, compare kube-proxy's chains (required-diff.mjs)";
   const seconds = (v) => `${(v / 1000).toFixed(2)} s`;
   const d = alternation(results, "ab:diff-bound");
   if (d === undefined) rows.push([`${diffTarget} (in-process, cold)`, diffBound, "not run", "–", "–", "–"]);

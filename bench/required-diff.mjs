@@ -5,8 +5,8 @@
 //
 // What any `diff DUMP CLUSTER` must do, and what this does of it:
 // 1. read the cluster file and JSON.parse it;
-// 2. `checkClusterObjects` (bench/required-writer.mjs): a part of the API server's checks on the
-//    fields the rules are made from;
+// 2. `checkClusterObjects` (bench/api-checks.mjs, re-exported by required-writer.mjs): the API
+//    server's checks of every field the objects hold;
 // 3. the cluster's rules in save form, written from a plan per port (issue 21: plan → writers):
 //    `writeRequiredSaveText`, the save-text yardstick (bench/minimal-save-writer.mjs) with the
 //    required restore writer's plan (`planOf`, bench/required-writer.mjs), byte for byte
@@ -29,9 +29,8 @@
 //   The cluster's own lines need no validation (our text is valid), nor their
 //   jump targets while the dump declares every chain they jump to: one that lacks such a chain
 //   is refused by the CLI (iptables-restore cannot load the jump) and not here;
-// - most of the API server's checks (only `checkClusterObjects`' part) and the model: the
-//   writer reads the parsed objects straight (`minimalModelOf`), for the bench's model shape
-//   only (ClusterIP, tcp, ready endpoints, large-cluster mode);
+// - the model: the writer reads the parsed objects straight (`minimalModelOf`), for the bench's
+//   model shape only (ClusterIP, tcp, ready endpoints, large-cluster mode);
 // - the family guess from the dump's addresses (the cluster's IPv4 is taken);
 // - sparing a stale chain that another program's rule still jumps to (the CLI leaves it out of
 //   the comparison: `sparingReferenced`); here it differs. Absent from the bench's dumps;
