@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runGraph } from "../../src/cli/graph.js";
 import { runTrace } from "../../src/cli/trace.js";
 import { UsageError } from "../../src/cli/usage.js";

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runTrace } from "../../src/cli/trace.js";
 import { UsageError } from "../../src/cli/usage.js";
 import { kubeProxyVector } from "../support/corpora.js";
