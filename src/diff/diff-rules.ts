@@ -514,13 +514,12 @@ function differingMatches(
   const { ids, counts, matched, policies } = matches;
   for (let k = 0; k < saved.size; k++) {
     const s = saved.chains[k] as SavedChain;
-    const name = saved.names[k] as string;
-    if (!keep(name)) continue;
     const id = ids[k] as number;
     // (A chain with rules but no declaration is compared rule by rule.)
     const same =
       id >= 0 && policies[k] === s.policy && counts[id] === s.count && (s.count === 0 || matched[k] === 1);
-    if (!same) differ.add(name);
+    // Only a chain that may differ is asked whether it is compared at all.
+    if (!same && keep(saved.names[k] as string)) differ.add(saved.names[k] as string);
   }
   for (const name of matches.others) if (keep(name)) differ.add(name);
 }
