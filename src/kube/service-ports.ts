@@ -131,7 +131,8 @@ export function pushServicePorts(
   allowExternalIPs = true,
 ): void {
   const spec: ServiceSpec = service.spec ?? {};
-  const type = spec.type ?? "ClusterIP";
+  // SetDefaults_Service: an absent or empty type is ClusterIP, an absent or empty protocol TCP.
+  const type = spec.type || "ClusterIP";
   // AllowServiceExternalIPs off (1.36+, KEP-5707): the field is ignored; whether the Service is
   // externally accessible (for externalTrafficPolicy) is still read from the object below.
   const externalIPs = allowExternalIPs ? addressesOfFamily(spec.externalIPs, family) : NONE;
@@ -172,7 +173,7 @@ export function pushServicePorts(
   const trafficDistribution = spec.trafficDistribution ?? "";
   for (const port of spec.ports ?? NONE) {
     const portName = port.name ?? "";
-    const protocol = port.protocol ?? "TCP";
+    const protocol = port.protocol || "TCP";
     out.push({
       namespace,
       name,
