@@ -7,7 +7,9 @@ import {
   type ClusterInput,
   generateRestoreText,
   prepareCluster,
+  splitKubernetesList,
   validateClusterInput,
+  validateKubernetesList,
 } from "../../src/index.js";
 
 type Json = Record<string, unknown>;
@@ -243,6 +245,31 @@ describe("what SetDefaults_Service fills in", () => {
     expect(errors(cluster({ externalTrafficPolicy: "Cluster" }))).toEqual([
       'INVALID_VALUE services[0].spec.externalTrafficPolicy: "Cluster" may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)',
     ]);
+  });
+});
+
+describe("what SetDefaults_Endpoints fills in", () => {
+  test("an empty v1 Endpoints port protocol is TCP, as the mirrored slice says", () => {
+    const list = (protocol: string) => ({
+      apiVersion: "v1",
+      kind: "List",
+      items: [
+        { apiVersion: "v1", kind: "Service", ...service({ ports: [{ name: "http", port: 80, protocol }] }) },
+        {
+          apiVersion: "v1",
+          kind: "Endpoints",
+          metadata: { name: "web", namespace: "default" },
+          subsets: [{ addresses: [{ ip: "10.244.1.1" }], ports: [{ name: "http", port: 8080, protocol }] }],
+        },
+      ],
+    });
+    expect(validateKubernetesList(list("")).filter((p) => p.severity === "error")).toEqual([]);
+    const rules = (protocol: string) => {
+      const split = splitKubernetesList(list(protocol));
+      return restore({ services: split.services, endpointSlices: split.endpointSlices });
+    };
+    expect(rules("TCP")).toContain("-j KUBE-SEP-");
+    expect(rules("")).toBe(rules("TCP"));
   });
 });
 
