@@ -6,6 +6,7 @@
  */
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
 import type { IPFamily, Protocol, ServicePort } from "../model/types.js";
+import { trimGoSpace } from "./go-strings.js";
 import type { PortLookup } from "./port-endpoints.js";
 import type { Service, ServiceSpec } from "./types.js";
 import { unwatchedLabel } from "./unwatched-labels.js";
@@ -153,7 +154,7 @@ export function pushServicePorts(
   if (ranges?.length) {
     const cidrs: string[] = [];
     for (const range of ranges) {
-      const cidr = parseCidr(range.trim());
+      const cidr = parseCidr(trimGoSpace(range));
       if (cidr !== null && cidr.family === family) cidrs.push(cidr.text);
     }
     loadBalancerSourceRanges = cidrs;

@@ -14,6 +14,7 @@
 import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
+import { trimGoSpace } from "./go-strings.js";
 import {
   asArray,
   asBoolean,
@@ -325,10 +326,10 @@ function validateAnnotations(
         `may only be set on a LoadBalancer Service, not a ${type} Service`,
       );
     }
-    const list = ranges.trim();
+    const list = trimGoSpace(ranges);
     if (list !== "") {
       for (const part of list.split(",")) {
-        const cidr = part.trim();
+        const cidr = trimGoSpace(part);
         checkCIDR(r, SOURCE_RANGES_ANNOTATION, cidr, cidr);
       }
     }
@@ -349,7 +350,7 @@ function checkExternalIP(r: Report, index: number, ip: string): void {
 }
 
 function checkSourceRange(r: Report, index: number, text: string): void {
-  checkCIDR(r, index, text, text.trim());
+  checkCIDR(r, index, text, trimGoSpace(text));
 }
 
 /**

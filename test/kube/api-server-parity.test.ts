@@ -158,6 +158,41 @@ describe("Service annotations ValidateService reads", () => {
   });
 });
 
+describe("source ranges are trimmed as Go's strings.TrimSpace trims", () => {
+  const lbService = (ranges: string[], annotations: Json = {}) => ({
+    services: [
+      {
+        ...service(
+          {
+            type: "LoadBalancer",
+            ports: [{ name: "http", port: 80, nodePort: 30080 }],
+            loadBalancerSourceRanges: ranges,
+          },
+          { annotations },
+        ),
+        status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } },
+      },
+    ],
+    endpointSlices: [slice({ ports: [{ name: "http", port: 8080 }] })],
+  });
+
+  test("U+0085 (NEL) is white space to Go, and the range is read without it", () => {
+    const plain = restore(lbService(["192.0.2.0/24"]));
+    expect(plain).toContain("192.0.2.0/24");
+    expect(restore(lbService(["\u0085 192.0.2.0/24\u00a0\u3000"]))).toBe(plain);
+    const annotation = {
+      "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8\u0085,\u2028192.0.2.0/24",
+    };
+    expect(errors(lbService([], annotation))).toEqual([]);
+  });
+
+  test("U+FEFF is not (JavaScript's trim would strip it)", () => {
+    expect(errors(lbService(["\ufeff192.0.2.0/24"]))).toEqual([
+      'INVALID_VALUE services[0].spec.loadBalancerSourceRanges[0]: "\ufeff192.0.2.0/24" is not a valid IP CIDR',
+    ]);
+  });
+});
+
 describe("spec fields ValidateService reads", () => {
   test("loadBalancerClass: a qualified name, only on a LoadBalancer Service", () => {
     const lb = { type: "LoadBalancer", ports: [{ name: "http", port: 80 }] };
