@@ -135,7 +135,8 @@ function mirroredPorts(ports: unknown): unknown {
     return {
       name: name === undefined || name === null ? "" : name,
       port: number,
-      protocol: protocol === undefined || protocol === null ? "TCP" : protocol,
+      // SetDefaults_Endpoints: an absent or empty protocol is TCP (a plain string in v1).
+      protocol: protocol === undefined || protocol === null || protocol === "" ? "TCP" : protocol,
       ...(appProtocol === undefined || appProtocol === null ? {} : { appProtocol }),
     };
   });

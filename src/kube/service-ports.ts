@@ -6,6 +6,7 @@
  */
 import { canonicalIP, familyOf, parseCidr } from "../model/ip.js";
 import type { IPFamily, Protocol, ServicePort } from "../model/types.js";
+import { trimGoSpace } from "./go-strings.js";
 import type { PortLookup } from "./port-endpoints.js";
 import type { Service, ServiceSpec } from "./types.js";
 import { unwatchedLabel } from "./unwatched-labels.js";
@@ -131,7 +132,8 @@ export function pushServicePorts(
   allowExternalIPs = true,
 ): void {
   const spec: ServiceSpec = service.spec ?? {};
-  const type = spec.type ?? "ClusterIP";
+  // SetDefaults_Service: an absent or empty type is ClusterIP, an absent or empty protocol TCP.
+  const type = spec.type || "ClusterIP";
   // AllowServiceExternalIPs off (1.36+, KEP-5707): the field is ignored; whether the Service is
   // externally accessible (for externalTrafficPolicy) is still read from the object below.
   const externalIPs = allowExternalIPs ? addressesOfFamily(spec.externalIPs, family) : NONE;
@@ -152,7 +154,7 @@ export function pushServicePorts(
   if (ranges?.length) {
     const cidrs: string[] = [];
     for (const range of ranges) {
-      const cidr = parseCidr(range.trim());
+      const cidr = parseCidr(trimGoSpace(range));
       if (cidr !== null && cidr.family === family) cidrs.push(cidr.text);
     }
     loadBalancerSourceRanges = cidrs;
@@ -172,7 +174,7 @@ export function pushServicePorts(
   const trafficDistribution = spec.trafficDistribution ?? "";
   for (const port of spec.ports ?? NONE) {
     const portName = port.name ?? "";
-    const protocol = port.protocol ?? "TCP";
+    const protocol = port.protocol || "TCP";
     out.push({
       namespace,
       name,

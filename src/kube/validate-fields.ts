@@ -263,22 +263,6 @@ export function checkStringList(
 }
 
 /**
- * An optional map of strings (annotations, selectors: the field `key`'s value `v`); checks only
- * the value types.
- */
-export function checkStringMap(r: Report, key: string, v: unknown): JsonObject | undefined {
-  const map = asObject(r, key, v);
-  if (map === undefined) return undefined;
-  r.enter(key);
-  for (const k in map) {
-    const v = map[k];
-    if (typeof v !== "string") typeError(r, k, "a string", v);
-  }
-  r.leave();
-  return map;
-}
-
-/**
  * Optional labels (the field `key`'s value `v`): string values, keys and values of label syntax
  * (API server: `ValidateLabels`), and text-safe (label values such as the zone or the service
  * name can reach rule text; label syntax already excludes every unsafe character).

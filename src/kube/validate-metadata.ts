@@ -12,11 +12,14 @@ import {
   asString,
   checkLabels,
   checkName,
-  checkStringMap,
   checkUniqueName,
+  typeError,
 } from "./validate-fields.js";
-import { dns1123Label, type NameRule } from "./validate-names.js";
-import type { JsonObject, Report } from "./validate-report.js";
+import { annotationKey, dns1123Label, type NameRule } from "./validate-names.js";
+import { type JsonObject, type Report, show } from "./validate-report.js";
+
+/** The API server's `TotalAnnotationSizeLimitB`: 256 KiB of keys and values. */
+const MAX_ANNOTATION_BYTES = 256 * 1024;
 
 /** What the object validators need from `metadata`. */
 export interface MetadataFacts {
@@ -26,11 +29,19 @@ export interface MetadataFacts {
   readonly namespace: string | undefined;
   /** The labels, when an object. */
   readonly labels: JsonObject | undefined;
+  /** The annotations, when an object (their values may be of any type). */
+  readonly annotations: JsonObject | undefined;
   /** kube-proxy does not watch the object (one of its labels filters it out). */
   readonly unwatched: boolean;
 }
 
-const NONE: MetadataFacts = { name: undefined, namespace: undefined, labels: undefined, unwatched: false };
+const NONE: MetadataFacts = {
+  name: undefined,
+  namespace: undefined,
+  labels: undefined,
+  annotations: undefined,
+  unwatched: false,
+};
 
 /**
  * Validates `obj.metadata`; the report's current path is the object.
@@ -68,14 +79,76 @@ export function validateMetadata(
       r.leave();
     }
   }
-  // API server: ValidateAnnotations also checks the keys and the total size; only the value types
-  // are checked here (looser: annotations make no rules).
-  checkStringMap(r, "annotations", meta.annotations);
+  const annotations = checkAnnotations(r, meta.annotations);
   r.leave();
   return {
     name: nameOk ? name : undefined,
     namespace: namespaceOk ? namespace : undefined,
     labels,
+    annotations,
     unwatched,
   };
+}
+
+/**
+ * API server: ValidateAnnotations. String values, keys that are qualified names once lower-cased,
+ * and at most 256 KiB of keys and values together (ValidateAnnotationsSize, counting UTF-8
+ * bytes). Annotations make no rules, so nothing here is about text safety.
+ */
+function checkAnnotations(r: Report, v: unknown): JsonObject | undefined {
+  const map = asObject(r, "annotations", v);
+  if (map === undefined) return undefined;
+  r.enter("annotations");
+  let units = 0;
+  for (const k in map) {
+    const value = map[k];
+    // Keys repeat across objects (kubectl's and the controllers' own): remembered once passed.
+    if (!r.hasPassed(annotationKey, k)) {
+      const bad = annotationKey(k);
+      if (bad === undefined) r.pass(annotationKey, k);
+      else r.error("INVALID_VALUE", k, `${show(k)} is not a valid annotation key: ${bad}`);
+    }
+    if (typeof value !== "string") typeError(r, k, "a string", value);
+    else units += k.length + value.length;
+  }
+  r.leave();
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only large annotations need counting.
+  if (units * 3 > MAX_ANNOTATION_BYTES) {
+    const bytes = annotationBytes(map);
+    if (bytes > MAX_ANNOTATION_BYTES) {
+      r.error(
+        "INVALID_VALUE",
+        "annotations",
+        `hold ${bytes} bytes of keys and values; an object's annotations hold at most ${MAX_ANNOTATION_BYTES} (256 KiB)`,
+      );
+    }
+  }
+  return map;
+}
+
+/** The UTF-8 size of the keys and string values (a lone surrogate is U+FFFD, 3 bytes, as Go decodes it). */
+function annotationBytes(map: JsonObject): number {
+  let bytes = 0;
+  for (const k in map) {
+    const value = map[k];
+    if (typeof value === "string") bytes += utf8Length(k) + utf8Length(value);
+  }
+  return bytes;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }

@@ -136,6 +136,35 @@ export const labelKey: NameRule = (text) => {
   return `after the '/': ${bad}`;
 };
 
+/**
+ * A fully qualified domain name (`IsFullyQualifiedDomainName`, FQDN endpoint addresses): one
+ * trailing dot is dropped, then a DNS-1123 subdomain of at least two labels, each a DNS-1123
+ * label (at most 63 characters).
+ */
+export const fullyQualifiedDomainName: NameRule = (text) => {
+  const name = text.endsWith(".") ? text.slice(0, -1) : text;
+  const bad = dns1123Subdomain(name);
+  if (bad !== undefined) return bad;
+  let start = 0;
+  let labels = 0;
+  while (start <= name.length) {
+    const dot = name.indexOf(".", start);
+    const end = dot < 0 ? name.length : dot;
+    if (end - start > 63) return "each label at most 63 characters";
+    labels++;
+    start = end + 1;
+  }
+  return labels < 2 ? "at least two labels separated by dots" : undefined;
+};
+
+/**
+ * An annotation key (`ValidateAnnotations`): a qualified name once lower-cased, so that the
+ * prefix may hold capitals. Go lower-cases rune by rune (`unicode.ToLower`), which turns 'İ'
+ * (U+0130) into a plain 'i', where JavaScript's full case mapping adds a combining dot.
+ */
+export const annotationKey: NameRule = (text) =>
+  labelKey((text.includes("\u0130") ? text.replaceAll("\u0130", "i") : text).toLowerCase());
+
 function interfaceRule(max: number, what: string): NameRule {
   return (text) => {
     if (text === "") return "it is empty";

@@ -14,6 +14,7 @@
 import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
+import { trimGoSpace } from "./go-strings.js";
 import {
   asArray,
   asBoolean,
@@ -96,6 +97,7 @@ export function validateService(
     r.leave();
     const type = found.type;
     const ips = found.clusterIPs;
+    if (meta.annotations !== undefined) validateAnnotations(r, meta.annotations, type, found.sourceRanges);
     validateStatus(r, svc, type);
     // kube-proxy: ShouldSkipService (no cluster IP, "None", ExternalName) and the informers'
     // label selectors; the API server stores such Services.
@@ -132,6 +134,8 @@ interface SpecFacts {
   readonly clusterIPs: readonly string[];
   readonly portNames: readonly string[];
   readonly portProtocols: readonly string[];
+  /** `spec.loadBalancerSourceRanges` is a non-empty list (the annotation is then not read). */
+  readonly sourceRanges: boolean;
 }
 
 /** A Service's port names and protocols, in step (`""` for a port without a valid one). */
@@ -172,14 +176,33 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     );
   }
 
+  // API server: validateLoadBalancerClassField. Only a LoadBalancer Service names a class, a
+  // qualified name (kube-proxy does not read it).
+  const lbClass = asString(r, "loadBalancerClass", spec.loadBalancerClass);
+  if (lbClass !== undefined) {
+    if (type === "LoadBalancer") checkName(r, "loadBalancerClass", lbClass, labelKey, "load-balancer class");
+    else if (type !== undefined)
+      r.error(
+        "INVALID_VALUE",
+        "loadBalancerClass",
+        `may only be set on a LoadBalancer Service, not a ${type} Service`,
+      );
+  }
+  // API server: loadBalancerIP is only warned about (GetWarningsForIP), never refused, and
+  // kube-proxy does not read it: its type is all there is to check.
+  asString(r, "loadBalancerIP", spec.loadBalancerIP);
+
   // API server: validateServiceExternalTrafficPolicy. The policy may be set only when the Service
   // is externally accessible (apiservice.ExternallyAccessible), a node port for health checks only
   // when it needs one (NeedsHealthCheck: LoadBalancer with policy Local). Both are defaulted when
-  // absent, which the API server's Required checks assume.
+  // absent, which the API server's Required checks assume; SetDefaults_Service reads "" as absent
+  // (Cluster on an externally accessible Service, and "" is allowed on the others), and so does
+  // the model (only "Local" is local).
   const external = nodePorts || (type === "ClusterIP" && externalIPs !== undefined && externalIPs.length > 0);
   const etp = asString(r, "externalTrafficPolicy", spec.externalTrafficPolicy);
   if (
     etp !== undefined &&
+    etp !== "" &&
     checkEnum(r, "externalTrafficPolicy", etp, POLICIES, "a traffic policy") &&
     !external &&
     type !== undefined
@@ -244,13 +267,75 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
   }
   // API server: the selector is a label map (ValidateLabels).
   checkLabels(r, "selector", spec.selector);
-  return { type, clusterIPs, portNames, portProtocols };
+  return {
+    type,
+    clusterIPs,
+    portNames,
+    portProtocols,
+    sourceRanges: ranges !== undefined && ranges.length > 0,
+  };
 }
 
-/** The Service type (default ClusterIP), or `undefined` when it is not a known one (API server: supportedServiceType). */
+/**
+ * The Service type, or `undefined` when it is not a known one (API server: supportedServiceType).
+ * SetDefaults_Service makes an absent or empty type ClusterIP (the model reads "" so too).
+ */
 function readType(r: Report, spec: JsonObject): ServiceType | undefined {
-  const text = asString(r, "type", spec.type) ?? "ClusterIP";
+  const written = asString(r, "type", spec.type);
+  const text = written === undefined || written === "" ? "ClusterIP" : written;
   return checkEnum(r, "type", text, TYPES, "a Service type") ? text : undefined;
+}
+
+const SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges";
+const TOPOLOGY_MODE_ANNOTATION = "service.kubernetes.io/topology-mode";
+const TOPOLOGY_HINTS_ANNOTATION = "service.kubernetes.io/topology-aware-hints";
+
+/**
+ * ValidateService's checks of a Service's annotations (already checked as annotations); the
+ * report's current path is the Service. kube-proxy reads neither the source-range annotation
+ * (only the field) nor, with the default gates, the topology ones.
+ */
+function validateAnnotations(
+  r: Report,
+  annotations: JsonObject,
+  type: ServiceType | undefined,
+  sourceRanges: boolean,
+): void {
+  const mode = annotations[TOPOLOGY_MODE_ANNOTATION];
+  const hints = annotations[TOPOLOGY_HINTS_ANNOTATION];
+  const ranges = sourceRanges ? undefined : annotations[SOURCE_RANGES_ANNOTATION];
+  if (mode === undefined && ranges === undefined) return;
+  r.enter("metadata");
+  r.enter("annotations");
+  // API server: when both topology annotations are set, they are the same.
+  if (typeof mode === "string" && typeof hints === "string" && mode !== hints) {
+    r.error(
+      "INVALID_VALUE",
+      TOPOLOGY_MODE_ANNOTATION,
+      `${show(mode)} must match annotations[${show(TOPOLOGY_HINTS_ANNOTATION)}] (${show(hints)}) when both are set`,
+    );
+  }
+  // API server: without the loadBalancerSourceRanges field, the annotation is read in its place:
+  // only on a LoadBalancer Service, a comma-separated list of CIDRs, each trimmed of spaces
+  // (IsValidCIDRForLegacyField; the whole value trimmed and empty is an empty list).
+  if (typeof ranges === "string") {
+    if (type !== undefined && type !== "LoadBalancer") {
+      r.error(
+        "INVALID_VALUE",
+        SOURCE_RANGES_ANNOTATION,
+        `may only be set on a LoadBalancer Service, not a ${type} Service`,
+      );
+    }
+    const list = trimGoSpace(ranges);
+    if (list !== "") {
+      for (const part of list.split(",")) {
+        const cidr = trimGoSpace(part);
+        checkCIDR(r, SOURCE_RANGES_ANNOTATION, cidr, cidr);
+      }
+    }
+  }
+  r.leave();
+  r.leave();
 }
 
 /**
@@ -265,7 +350,7 @@ function checkExternalIP(r: Report, index: number, ip: string): void {
 }
 
 function checkSourceRange(r: Report, index: number, text: string): void {
-  checkCIDR(r, index, text, text.trim());
+  checkCIDR(r, index, text, trimGoSpace(text));
 }
 
 /**
@@ -452,9 +537,9 @@ function validatePorts(
         r.error("DUPLICATE", "name", `${show(name)} is already the name of ports[${first}]`);
       else names[i] = name;
     }
-    // API server: supportedPortProtocols (defaulted to TCP); the port a valid number, unique with
-    // its protocol.
-    const protocolText = asString(r, "protocol", port.protocol) ?? "TCP";
+    // API server: supportedPortProtocols (SetDefaults_Service makes an absent or empty one TCP, as
+    // the model does); the port a valid number, unique with its protocol.
+    const protocolText = asString(r, "protocol", port.protocol) || "TCP";
     const protocol = checkEnum(r, "protocol", protocolText, PROTOCOLS, "a protocol") ? protocolText : "";
     protocols[i] = protocol;
     const number = asRequired(r, "port", port.port, asNumber, "is required");
@@ -519,27 +604,36 @@ function validateTargetPort(r: Report, port: JsonObject): void {
 
 /**
  * API server: supportedSessionAffinityType; with ClientIP the timeout is 1-86400 seconds
- * (validateClientIPAffinityConfig, defaulted to 10800), with None there is no config.
+ * (validateClientIPAffinityConfig, defaulted to 10800). SetDefaults_Service makes an absent or
+ * empty affinity None and drops a None Service's config before validation (which then finds
+ * none), so that config is only decoded: its timeout must fit an int32. The model reads the
+ * config only with ClientIP.
  */
 function validateAffinity(r: Report, spec: JsonObject): void {
-  const affinity = asString(r, "sessionAffinity", spec.sessionAffinity) ?? "None";
+  const written = asString(r, "sessionAffinity", spec.sessionAffinity);
+  const affinity = written === undefined || written === "" ? "None" : written;
   const known = checkEnum(r, "sessionAffinity", affinity, AFFINITIES, "a session affinity");
   const config = asObject(r, "sessionAffinityConfig", spec.sessionAffinityConfig);
   if (config === undefined || !known) return;
-  if (affinity === "None") {
-    r.error("INVALID_VALUE", "sessionAffinityConfig", "must not be set when sessionAffinity is None");
-    return;
-  }
   r.enter("sessionAffinityConfig");
   const clientIP = asObject(r, "clientIP", config.clientIP);
   if (clientIP !== undefined) {
     r.enter("clientIP");
     const timeout = asNumber(r, "timeoutSeconds", clientIP.timeoutSeconds);
-    if (timeout !== undefined) checkInteger(r, "timeoutSeconds", timeout, 1, 86400, "a timeout in seconds");
+    if (timeout === undefined) {
+      // absent: defaulted (ClientIP) or dropped (None)
+    } else if (affinity === "ClientIP") {
+      checkInteger(r, "timeoutSeconds", timeout, 1, 86400, "a timeout in seconds");
+    } else if (!Number.isInteger(timeout) || timeout < INT32_MIN || timeout > INT32_MAX) {
+      r.error("INVALID_VALUE", "timeoutSeconds", `${show(timeout)} is not a 32-bit integer`);
+    }
     r.leave();
   }
   r.leave();
 }
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 
 /**
  * API server: ValidateLoadBalancerStatus. Ingress only on a LoadBalancer Service (unless the

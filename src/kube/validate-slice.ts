@@ -23,12 +23,19 @@ import {
   checkName,
   checkPort,
   checkUniqueName,
+  isAbsent,
   objectAt,
   readArray,
   stringAt,
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
-import { dns1123Label, dns1123Subdomain, labelKey, labelValue } from "./validate-names.js";
+import {
+  dns1123Label,
+  dns1123Subdomain,
+  fullyQualifiedDomainName,
+  labelKey,
+  labelValue,
+} from "./validate-names.js";
 import { isObject, type JsonObject, type NamespacedIndex, type Report, show } from "./validate-report.js";
 import { hasPort, type ServiceInfo } from "./validate-service.js";
 
@@ -154,11 +161,11 @@ function validateEndpoints(r: Report, slice: JsonObject, addressType: AddressTyp
 }
 
 function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressType | undefined): void {
-  // API server: 1 to 100 addresses. An endpoint without addresses is only warned about (looser
-  // than the API server): kube-proxy skips it, and the rest of the slice is still usable.
+  // API server: validateEndpoints, 1 to 100 addresses.
   const addresses = asArray(r, "addresses", endpoint.addresses);
   if (addresses === undefined || addresses.length === 0) {
-    r.warn("SKIPPED", undefined, "endpoint without addresses: kube-proxy ignores it");
+    if (addresses !== undefined || isAbsent(endpoint.addresses))
+      r.error("REQUIRED", "addresses", "an endpoint needs at least one address");
   } else {
     r.enter("addresses");
     if (addresses.length > MAX_ADDRESSES) {
@@ -182,12 +189,13 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
     asBoolean(r, "terminating", conditions.terminating);
     r.leave();
   }
-  // API server: nodeName a node name (DNS-1123 subdomain), zone a label value, hostname a
-  // DNS-1123 label, hints at most 8 zones (label values) and nodes (node names), no duplicates.
+  // API server: nodeName a node name (DNS-1123 subdomain), hostname a DNS-1123 label, hints at
+  // most 8 zones (label values) and nodes (node names), no duplicates. validateEndpoints leaves
+  // the zone unchecked, and kube-proxy reads only the hints (the model has no zone): its type is
+  // all there is to check.
   const nodeName = asString(r, "nodeName", endpoint.nodeName);
   if (nodeName !== undefined) checkName(r, "nodeName", nodeName, dns1123Subdomain, "node name");
-  const zone = asString(r, "zone", endpoint.zone);
-  if (zone !== undefined) checkName(r, "zone", zone, labelValue, "zone");
+  asString(r, "zone", endpoint.zone);
   const hostname = asString(r, "hostname", endpoint.hostname);
   // Hostnames (of StatefulSet pods) are one per endpoint: not remembered.
   if (hostname !== undefined) checkUniqueName(r, "hostname", hostname, dns1123Label, "hostname");
@@ -201,16 +209,16 @@ function validateEndpoint(r: Report, endpoint: JsonObject, addressType: AddressT
 }
 
 /**
- * API server: an FQDN address is a DNS name; an IPv4 / IPv6 address is an address of that family
+ * API server: an FQDN address is a fully qualified domain name (IsFullyQualifiedDomainName); an IPv4 / IPv6 address is an address of that family
  * (IsValidIPv4Address / IsValidIPv6Address, later IsValidIPForLegacyField: parsed sloppily, so
  * `010.0.0.1` and, in an IPv4 slice, `::ffff:10.0.0.1` are valid in stored objects) that is not
  * special (ValidateNonSpecialIP). kube-proxy (1.31+) writes `ParseIPSloppy(address).String()`.
  */
 function checkAddress(r: Report, index: number, address: string, addressType: AddressType | undefined): void {
   if (addressType === "FQDN") {
-    // Looser than the API server's IsFullyQualifiedDomainName (two labels at least): kube-proxy
-    // ignores FQDN slices, so only the syntax and text safety are checked.
-    checkUniqueName(r, index, address, dns1123Subdomain, "DNS name");
+    // kube-proxy ignores FQDN slices: the API server's rule is all there is to check.
+    if (address === "") r.error("REQUIRED", index, "an FQDN address is required");
+    else checkUniqueName(r, index, address, fullyQualifiedDomainName, "fully qualified domain name");
     return;
   }
   // Nearly every address is valid IPv4: one scan gives validity and the special ranges (and a

@@ -221,9 +221,10 @@ describe("validation: name checks remembered within one call", () => {
   });
 
   test("a name that passed one rule is still checked against another", () => {
-    // "Zone_A" is a valid zone (a label value) but not a node name.
-    const ep = { addresses: ["10.0.0.1"], zone: "Zone_A", nodeName: "node-a" };
-    const bad = { addresses: ["10.0.0.2"], zone: "Zone_A", nodeName: "Zone_A" };
+    // "Zone_A" is a valid zone hint (a label value) but not a node name.
+    const hints = { forZones: [{ name: "Zone_A" }] };
+    const ep = { addresses: ["10.0.0.1"], hints, nodeName: "node-a" };
+    const bad = { addresses: ["10.0.0.2"], hints, nodeName: "Zone_A" };
     expect(problems({ services: [service], endpointSlices: [slice([ep, bad])] })).toEqual([
       `INVALID_VALUE endpointSlices[0].endpoints[1].nodeName: "Zone_A" is not a valid node name: lowercase letters, digits, '-' and '.', each part starting and ending with a letter or digit`,
     ]);

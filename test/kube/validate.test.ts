@@ -443,11 +443,6 @@ describe("validateClusterInput: bad input", () => {
       'error DUPLICATE endpointSlices[0].ports[1].name: "" is already the name of ports[0]',
     ],
     [
-      "a zone with a newline",
-      { endpointSlices: [slice({ endpoints: [{ addresses: ["10.244.1.1"], zone: "a\nb" }] })] },
-      'error UNSAFE_TEXT endpointSlices[0].endpoints[0].zone: "a\\nb" contains a line break, which cannot be written safely into iptables rules',
-    ],
-    [
       "an interface with '!'",
       { config: { detectLocal: { mode: "BridgeInterface", interface: "!br0" } } },
       `error INVALID_VALUE config.detectLocal.interface: "!br0" is not a valid interface name: no '/', ':', '!' or whitespace`,
@@ -573,11 +568,6 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
         endpointSlices: [slice({ addressType: "FQDN", endpoints: [{ addresses: ["db.example.com"] }] })],
       },
       'warning SKIPPED endpointSlices[0].addressType: "FQDN": kube-proxy ignores FQDN slices',
-    ],
-    [
-      "an endpoint without addresses",
-      { services: [service()], endpointSlices: [slice({ endpoints: [{ addresses: [] }] })] },
-      "warning SKIPPED endpointSlices[0].endpoints[0]: endpoint without addresses: kube-proxy ignores it",
     ],
     [
       "a slice port matching no Service port",
