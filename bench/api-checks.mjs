@@ -419,10 +419,7 @@ function checkService(svc, i) {
     }
     hasExternalIPs = externalIPs.length > 0;
   }
-  // loadBalancerIP, when set, is an IP (IsValidIPForLegacyField).
-  const lbIP = spec.loadBalancerIP;
-  if (lbIP != null && lbIP !== "" && parseIP(lbIP) === null)
-    refuse(`services[${i}].spec.loadBalancerIP`, lbIP, "is not a valid IP address");
+  // (loadBalancerIP: ValidateService does not check its value; only GetWarningsForIP warns.)
 
   // Source ranges: only on a LoadBalancer Service; each, trimmed of spaces, a CIDR.
   const ranges = spec.loadBalancerSourceRanges;
