@@ -8,7 +8,8 @@ export default defineConfig({
   format: ["esm"],
   platform: "neutral",
   target: "es2022",
-  dts: { entry: LIBRARY },
+  // Members marked @internal (parser and diff plumbing on public types) stay out of the types.
+  dts: { entry: LIBRARY, compilerOptions: { stripInternal: true } },
   clean: true,
   // No source maps in the published build: they were two thirds of the unpacked package. Build
   // with `npx tsup --sourcemap` for profiling (bench/profile.mjs maps dist back to src/ with them).
