@@ -5,6 +5,7 @@
  * @module
  */
 
+import { utf8Length } from "../utf8.js";
 import { UNWATCHED_LABELS } from "./unwatched-labels.js";
 import {
   asObject,
@@ -132,23 +133,6 @@ function annotationBytes(map: JsonObject): number {
   for (const k in map) {
     const value = map[k];
     if (typeof value === "string") bytes += utf8Length(k) + utf8Length(value);
-  }
-  return bytes;
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
   }
   return bytes;
 }

@@ -28,6 +28,7 @@ import {
   type RuleSet,
   type Table,
 } from "../../ir/types.js";
+import { utf8Length } from "../../utf8.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import type { IndexedSaveText, SaveTextChain, SaveTextChains, SaveTextTarget } from "../output/save-text.js";
@@ -625,7 +626,7 @@ class Parser {
     }
     for (let k = 0; k < tokens.length; k++) {
       const t = tokens[k] as string;
-      if (t.length > MAX_ARGUMENT_BYTES / 3 && utf8Length(t, 0, t.length) > MAX_ARGUMENT_BYTES) {
+      if (t.length > MAX_ARGUMENT_BYTES / 3 && utf8Length(t) > MAX_ARGUMENT_BYTES) {
         this.problem(
           line,
           this.tokenColumn(start, end, newline, k),
@@ -896,24 +897,6 @@ function runAt(text: string, start: number, saved: string, chain: SaveTextChain)
   if (after > text.length || (after < text.length && text.charCodeAt(after) !== 10)) return null;
   const run = text.slice(start, after);
   return run === saved.slice(chain.start, chain.end) ? run : null;
-}
-
-/** The number of bytes of `text[start, end)` in UTF-8 (a lone surrogate counts 3, as its U+FFFD). */
-function utf8Length(text: string, start: number, end: number): number {
-  let bytes = 0;
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
