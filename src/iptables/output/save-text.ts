@@ -358,11 +358,6 @@ export interface IndexedSaveText {
   readonly tables: ReadonlyMap<string, SaveTextChains>;
 }
 
-/** A chain placed by {@link SaveTextIndexer}, its lines counted once the text is joined. */
-interface Placed extends SaveTextChain {
-  count: number;
-}
-
 /**
  * The chains of one table of generated save text, in declaration order. A 10k-service nat table
  * has ~110,000; its users (a diff, the parser reading a node's dump) look them up by name in that
@@ -377,7 +372,7 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
   /** The chains' names, in order. */
   readonly names: string[] = [];
   /** The chains, in order (`chains[k].index === k`). */
-  readonly chains: Placed[] = [];
+  readonly chains: SaveTextChain[] = [];
   /** Where the next lookup starts (just after the last chain found). */
   private near = 0;
 
@@ -390,12 +385,12 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
   }
 
   /** Adds the next chain (while the text is printed). */
-  add(name: string, chain: Placed): void {
+  add(name: string, chain: SaveTextChain): void {
     this.names.push(name);
     this.chains.push(chain);
   }
 
-  private find(name: string): Placed | undefined {
+  private find(name: string): SaveTextChain | undefined {
     const names = this.names;
     const stop = Math.min(this.near + 8, names.length);
     for (let k = this.near; k < stop; k++) {
@@ -432,12 +427,14 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
 
   /** Calls `f` with each chain and its name, in order. */
   forEach(f: (chain: SaveTextChain, name: string, map: ReadonlyMap<string, SaveTextChain>) => void): void {
-    for (let k = 0; k < this.names.length; k++) f(this.chains[k] as Placed, this.names[k] as string, this);
+    for (let k = 0; k < this.names.length; k++)
+      f(this.chains[k] as SaveTextChain, this.names[k] as string, this);
   }
 
   /** The names and chains, in order. */
   *entries(): MapIterator<[string, SaveTextChain]> {
-    for (let k = 0; k < this.names.length; k++) yield [this.names[k] as string, this.chains[k] as Placed];
+    for (let k = 0; k < this.names.length; k++)
+      yield [this.names[k] as string, this.chains[k] as SaveTextChain];
   }
 
   /** The names, in order. */
@@ -460,7 +457,7 @@ class SaveTextIndexer {
   offset = 0;
   readonly tables = new Map<string, SaveTextChains>();
 
-  /** Pushes a chain's runs to `out` and records where they are (their lines are counted later). */
+  /** Pushes a chain's runs to `out` and records where they are (a line per recorded target). */
   place(
     placed: SaveTextChains,
     name: string,
@@ -477,40 +474,19 @@ class SaveTextIndexer {
       if (more !== null) for (let i = 0; i < more.length; i++) this.push(more[i] as string, out);
     }
     const end = this.offset - 1;
-    const targets = chain?.targets ?? undefined;
+    // A chain with lines has a recorded target per line (every rule path records them here).
+    const targets = chain?.targets ?? [];
     placed.add(
       name,
       end < start
         ? { policy, start: -1, end: -1, count: 0, index }
-        : targets === undefined
-          ? { policy, start, end, count: 0, index }
-          : { policy, start, end, count: 0, index, targets, plain: (chain as ChainText).plain },
+        : { policy, start, end, count: targets.length, index, targets, plain: (chain as ChainText).plain },
     );
   }
 
   private push(run: string, out: string[]): void {
     out.push(run);
     this.offset += run.length;
-  }
-
-  /**
-   * Counts each chain's lines in the joined text (a search of flat text; a run is often a
-   * concatenation that a search would have to copy first).
-   */
-  countLines(text: string): void {
-    for (const table of this.tables.values()) {
-      for (const chain of table.chains) {
-        if (chain.start < 0) continue;
-        let lines = 1;
-        for (
-          let at = text.indexOf("\n", chain.start);
-          at >= 0 && at < chain.end;
-          at = text.indexOf("\n", at + 1)
-        )
-          lines++;
-        chain.count = lines;
-      }
-    }
   }
 }
 
@@ -584,7 +560,6 @@ export function generateSaveText(model: ClusterModel, options: SaveTextOptions =
 export function generateIndexedSaveText(model: ClusterModel, options: SaveTextOptions = {}): IndexedSaveText {
   const index = new SaveTextIndexer();
   const text = printOrRetry(model, options, index);
-  index.countLines(text);
   return { text, tables: index.tables };
 }
 

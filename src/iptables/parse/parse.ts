@@ -392,7 +392,7 @@ class Parser {
     // The writer of the text recorded each line's target, and whether its lines are plain: a run
     // the usual reading might see otherwise (see plain-lines.ts) is left to it.
     const targets = chain.targets;
-    if (targets === undefined || targets.length !== chain.count || chain.plain !== true) return 0;
+    if (targets === undefined || chain.plain !== true) return 0;
     const lineEnds = this.runEnds;
     lineEnds.length = 0;
     for (let at = 0, n = 0; n < chain.count; n++) {
