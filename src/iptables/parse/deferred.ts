@@ -12,6 +12,7 @@
 
 import type { ChainDeclaration, Entry, Rule, Table } from "../../ir/types.js";
 import type { SaveTextChains } from "../output/save-text.js";
+import type { EntryLog, LoggedEntries } from "./entry-log.js";
 import type { TableStructure } from "./table-structure.js";
 import { TokenCache, tokenizeLine } from "./tokenize.js";
 
@@ -28,15 +29,11 @@ class DeferredEntries {
 
   /**
    * @param text - The text parsed.
-   * @param entries - The entries, `null` for a rule not built yet.
-   * @param starts - Per entry: where its line's `CHAIN ARGS` start in `text` (-1: built).
-   * @param ends - Per entry: where its line ends (its newline).
+   * @param log - Its entries as the parser recorded them.
    */
   constructor(
     private readonly text: string,
-    private readonly entries: (Entry | null)[],
-    private readonly starts: readonly number[],
-    private readonly ends: readonly number[],
+    private readonly log: EntryLog,
     readonly chains: readonly ChainDeclaration[],
     readonly structure: TableStructure,
     readonly matches: ExpectedMatches | null,
@@ -64,20 +61,26 @@ class DeferredEntries {
     return this.found;
   }
 
+  /** The entries one by one (the parser's runs cut into lines on the first call). */
+  logged(): LoggedEntries {
+    return this.log.entries(this.text);
+  }
+
   /** Entry `i`, built from its line if it was not yet. */
   entry(i: number): Entry {
-    const known = this.entries[i];
+    const { entries, starts, ends } = this.logged();
+    const known = entries[i];
     if (known !== null && known !== undefined) return known;
     const words = tokenizeLine(
       this.text,
-      this.starts[i] as number,
-      this.ends[i] as number,
+      starts[i] as number,
+      ends[i] as number,
       false,
       undefined,
       this.cache,
     );
     const rule: Rule = { kind: "rule", op: "-A", chain: words[0] as string, args: words.slice(1) };
-    this.entries[i] = rule;
+    entries[i] = rule;
     return rule;
   }
 
@@ -99,11 +102,12 @@ class DeferredEntries {
 
   /** Every entry, built. */
   all(): readonly Entry[] {
+    const { entries } = this.logged();
     if (!this.complete) {
-      for (let i = 0; i < this.entries.length; i++) this.entry(i);
+      for (let i = 0; i < entries.length; i++) this.entry(i);
       this.complete = true;
     }
-    return this.entries as Entry[];
+    return entries as Entry[];
   }
 }
 
@@ -113,18 +117,15 @@ const DEFERRED = new WeakMap<Table, DeferredEntries>();
  * What {@link deferredTable} takes: one table block as the parser read it.
  *
  * @example
- * // `-A X -j ACCEPT` on line 2 of "*filter\n:X - [0:0]\n-A X -j ACCEPT\n", its rule not built:
- * const block: DeferredBlock = { name: "filter", chains, entries: [null], starts: [22], ends: [33], structure };
+ * // `-A X -j ACCEPT` on line 3 of "*filter\n:X - [0:0]\n-A X -j ACCEPT\n", its rule not built:
+ * log.addLine(22, 33, 3);
+ * const block: DeferredBlock = { name: "filter", chains, log, structure };
  */
 export interface DeferredBlock {
   readonly name: string;
   readonly chains: ChainDeclaration[];
-  /** The entries, `null` for a fast-path rule to build from its line. */
-  readonly entries: (Entry | null)[];
-  /** Per entry: where its line's `CHAIN ARGS` start (-1: the entry is built). */
-  readonly starts: readonly number[];
-  /** Per entry: where its line ends. */
-  readonly ends: readonly number[];
+  /** The entries as the parser recorded them. */
+  readonly log: EntryLog;
   readonly structure: TableStructure;
   /** What was read against the same table of an expected text (see `ParseOptions.expected`). */
   readonly matches?: ExpectedMatches | null;
@@ -157,15 +158,7 @@ export interface ExpectedMatches {
  * parsedChainOf(table, "KUBE-SERVICES")?.rules.length // its rules, the others still unbuilt
  */
 export function deferredTable(text: string, block: DeferredBlock): Table {
-  const deferred = new DeferredEntries(
-    text,
-    block.entries,
-    block.starts,
-    block.ends,
-    block.chains,
-    block.structure,
-    block.matches ?? null,
-  );
+  const deferred = new DeferredEntries(text, block.log, block.chains, block.structure, block.matches ?? null);
   const table: Table = {
     name: block.name,
     chains: block.chains,

@@ -35,6 +35,7 @@ import type { IndexedSaveText, SaveTextChain, SaveTextChains, SaveTextTarget } f
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
+import { EntryLog } from "./entry-log.js";
 import { type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
@@ -190,13 +191,9 @@ interface OpenTable {
   readonly name: string;
   readonly valid: boolean;
   readonly chains: ChainDeclaration[];
-  /** The entries; `null` for a rule of the fast path built later (only when deferring). */
-  readonly entries: (Entry | null)[];
-  /** When deferring: per entry, where its line's `CHAIN ARGS` start (-1: built) and end. */
-  readonly starts: number[] | null;
-  readonly ends: number[] | null;
+  /** The entries (when deferring, the fast path's lines and runs are built later). */
+  readonly log: EntryLog;
   readonly chainLines: number[];
-  readonly entryLines: number[];
   /** What the structure check needs of its declarations and entries, recorded as they are read. */
   readonly structure: TableStructure;
   /** The same table of the expected text, if any (see {@link ParseOptions.expected}). */
@@ -245,10 +242,10 @@ class Parser {
   quickIPv6Rules = 0;
   readonly tokens: TokenCache = new TokenCache();
   readonly reader: WordReader;
-  /** Source lines and structure of each table in {@link tables}. */
+  /** Source lines (of declarations, of records) and structure of each table in {@link tables}. */
   readonly tableLines: {
     readonly chains: number[];
-    readonly entries: number[];
+    readonly records: Int32Array;
     readonly structure: TableStructure;
   }[] = [];
   /** Where each line starts, built on the first problem that needs a column. */
@@ -261,8 +258,8 @@ class Parser {
   readonly expected: ExpectedText | null;
   /** Where the text after the last run read by {@link expectedRun} starts. */
   afterRun = 0;
-  /** Where {@link expectedRun}'s lines end in the run. */
-  readonly runEnds: number[] = [];
+  /** The target codes of {@link expectedRun}'s lines (grown as needed). */
+  runCodes = new Int32Array(1024);
   /** How many lines {@link expectedRun} read. */
   expectedLines = 0;
 
@@ -292,21 +289,33 @@ class Parser {
     const t = this.current;
     this.current = null;
     if (t === null || !t.valid) return;
+    const { log, chainLines } = t;
+    const built = this.deferred ? null : log.allBuilt();
+    const text = this.text;
     const table: Table =
-      t.starts === null || t.ends === null
-        ? { name: t.name, chains: t.chains, entries: t.entries as Entry[] }
-        : deferredTable(this.text, {
+      built !== null
+        ? { name: t.name, chains: t.chains, entries: built }
+        : deferredTable(text, {
             name: t.name,
             chains: t.chains,
-            entries: t.entries,
-            starts: t.starts,
-            ends: t.ends,
+            log,
             structure: t.structure,
             matches: t.expected,
           });
-    recordSourceLines(table, { chains: t.chainLines, entries: t.entryLines });
+    recordSourceLines(
+      table,
+      built !== null
+        ? { chains: chainLines, entries: [...log.lines()] }
+        : {
+            chains: chainLines,
+            // (The runs are cut into lines only if a line is asked for.)
+            get entries(): readonly number[] {
+              return log.entries(text).lines;
+            },
+          },
+    );
     this.tables.push(table);
-    this.tableLines.push({ chains: t.chainLines, entries: t.entryLines, structure: t.structure });
+    this.tableLines.push({ chains: chainLines, records: log.lines(), structure: t.structure });
   }
 
   run(): void {
@@ -393,46 +402,49 @@ class Parser {
     // the usual reading might see otherwise (see plain-lines.ts) is left to it.
     const targets = chain.targets;
     if (targets === undefined || chain.plain !== true) return 0;
-    const lineEnds = this.runEnds;
-    lineEnds.length = 0;
+    // (A line that long may break iptables-restore's limits on arguments: read as usual.)
     for (let at = 0, n = 0; n < chain.count; n++) {
       let end = run.indexOf("\n", at);
       if (end < 0) end = run.length;
-      // (A line that long may break iptables-restore's limits on arguments: read as usual.)
       if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
-      lineEnds.push(end);
       at = end + 1;
     }
     expected.next = k + 1;
     expected.matched[k] = 1;
-    const name = text.slice(start + 3, nameEnd);
-    const structure = table.structure;
-    const starts = table.starts as number[];
-    const ends = table.ends as number[];
-    const ids = expected.ids;
-    const ipv6 = this.expected?.family === "IPv6";
-    for (let at = 0, n = 0; n < chain.count; n++) {
-      const end = lineEnds[n] as number;
-      table.entries.push(null);
-      starts.push(start + at + 3);
-      ends.push(start + end);
-      table.entryLines.push(line + n);
-      // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
-      if (ipv6 && !this.sawIPv6Address) {
+    // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
+    if (this.expected?.family === "IPv6") {
+      for (let at = 0, n = 0; n < chain.count && !this.sawIPv6Address; n++) {
+        let end = run.indexOf("\n", at);
+        if (end < 0) end = run.length;
         const words = tokenizeLine(run, at + 3, end, false);
         this.sawIPv6Address = hasIPv6Address(words, 1, words.length);
+        at = end + 1;
       }
+    }
+    const structure = table.structure;
+    const ids = expected.ids;
+    if (this.runCodes.length < chain.count) this.runCodes = new Int32Array(chain.count * 2);
+    const codes = this.runCodes;
+    for (let n = 0; n < chain.count; n++) {
       const target = targets[n] as SaveTextTarget;
-      if (target === null) structure.ruleTo(name, null, false);
-      else if (typeof target === "string") structure.ruleTo(name, target, isChainName(target));
+      let code: number;
+      if (target === null) code = structure.targetCodeOf(null, false);
+      else if (typeof target === "string") code = structure.targetCodeOf(target, isChainName(target));
       else {
         // A chain of the text, taken by its id when the table declared it (no name looked up).
         const id = target.index < 0 ? -1 : (ids[target.index] as number);
-        if (id >= 0 && isChainName(target.name)) structure.ruleToId(name, id);
-        else structure.ruleTo(name, target.name, isChainName(target.name));
+        code =
+          id >= 0 && isChainName(target.name)
+            ? id
+            : structure.targetCodeOf(target.name, isChainName(target.name));
       }
-      at = end + 1;
+      codes[n] = code;
     }
+    const declared = ids[k] as number;
+    if (declared >= 0)
+      structure.runOfDeclared(declared, expected.chains.names[k] as string, codes.subarray(0, chain.count));
+    else structure.run(text.slice(start + 3, nameEnd), codes.subarray(0, chain.count));
+    table.log.addRun(start + 3, start + (chain.end - chain.start), line, chain.count);
     this.afterRun = start + (chain.end - chain.start) + 1;
     this.expectedLines += chain.count;
     return chain.count;
@@ -470,11 +482,8 @@ class Parser {
         name,
         valid,
         chains: [],
-        entries: [],
+        log: new EntryLog(),
         chainLines: [],
-        entryLines: [],
-        starts: this.deferred ? [] : null,
-        ends: this.deferred ? [] : null,
         structure: new TableStructure(name),
         expected: valid ? expectedTable(this.expected?.saved.tables.get(name)) : null,
       };
@@ -533,14 +542,8 @@ class Parser {
       this.quickIPv6Rules++;
       if (!this.sawIPv6Address) this.sawIPv6Address = hasIPv6Address(words, 1, count);
     }
-    if (table.starts === null || table.ends === null) {
-      table.entries.push({ kind: "rule", op: "-A", chain, args: words.slice(1, count) });
-    } else {
-      table.entries.push(null);
-      table.starts.push(start + 3);
-      table.ends.push(end);
-    }
-    table.entryLines.push(line);
+    if (this.deferred) table.log.addLine(start + 3, end, line);
+    else table.log.addBuilt({ kind: "rule", op: "-A", chain, args: words.slice(1, count) }, line);
     // One of the rule shapes (its values keep the layout): its target is after the last `-j`.
     let target: string | null = null;
     for (let a = count - 2; a >= 1; a--) {
@@ -822,7 +825,7 @@ class Parser {
       const found = lines.structure.check({
         chains: table.chains,
         chainLines: lines.chains,
-        entryLines: lines.entries,
+        recordLines: lines.records,
         backend: this.backend,
         noflush,
       });
@@ -925,10 +928,7 @@ function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
 
 /** Adds an entry built as it was read (a deferring table notes that it needs no building). */
 function pushBuilt(table: OpenTable, entry: Entry, line: number): void {
-  table.entries.push(entry);
-  table.entryLines.push(line);
-  table.starts?.push(-1);
-  table.ends?.push(-1);
+  table.log.addBuilt(entry, line);
 }
 
 /**

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { IntList } from "../../int-list.js";
 import type { Backend } from "../../ir/canonical-types.js";
 import { BUILTIN_CHAINS, type ChainDeclaration } from "../../ir/types.js";
 
@@ -98,13 +99,15 @@ const PLACE_NAMES: readonly string[] = [...TARGET_PLACES.keys()];
 const PLACES: readonly TargetPlace[] = [...TARGET_PLACES.values()];
 const PLACE_CODES: ReadonlyMap<string, number> = new Map(PLACE_NAMES.map((name, k) => [name, k]));
 
-// What an entry is to the check (its `ops` code): an `-A` rule, another rule command, a command.
+// What a record is to the check (its `ops` code): an `-A` rule, another rule command, a command,
+// or a run of `-A` rules of one chain (lines of an expected text: see {@link TableStructure.run}).
 const OP_APPEND = 0;
 const OP_RULE = 1;
 const OP_NEW = 2;
 const OP_DELETE = 3;
 const OP_DELETE_ALL = 4;
 const OP_NONE = 5;
+const OP_RUN = 6;
 
 // A rule's target code: a chain's id (≥ 0), or one of these; a restricted target is
 // `TARGET_PLACE - k` for `PLACES[k]`.
@@ -115,15 +118,16 @@ const TARGET_PLACE = -3;
 
 /**
  * One table block as the parser reads it, in the form the structure check needs: every chain
- * name a number (the built-in chains first), each entry its chain's number and its target's
- * code, kept in arrays as the lines are read. A node's table holds ~110,000 chains and ~320,000
- * rules: the check then walks numbers, with no lookup per rule, and a chain's rules come in a
- * run (its name looked up once), the runs nearly always in the order the chains were declared.
+ * name a number (the built-in chains first), each record (an entry, or a run of `-A` rules the
+ * parser read as an expected text's) its chain's number and its target's code, kept in typed
+ * lists as the lines are read. A node's table holds ~110,000 chains and ~320,000 rules: the
+ * check then walks numbers, with no lookup per rule, and a chain's rules come in a run (its name
+ * looked up once), the runs nearly always in the order the chains were declared.
  *
  * @example
  * const s = new TableStructure("filter");
  * s.rule("X", null);
- * s.check({ chains: [], chainLines: [], entryLines: [2], backend: "nft", noflush: false })
+ * s.check({ chains: [], chainLines: [], recordLines: [2], backend: "nft", noflush: false })
  * // [{ line: 2, token: { kind: "chain" }, message: "chain `X' does not exist in table filter (no `:X' line above)" }]
  */
 export class TableStructure {
@@ -137,10 +141,17 @@ export class TableStructure {
   private readonly declaredAt: number[] = [];
   /** The id of each declaration. */
   private readonly declarations: number[] = [];
-  /** Per entry: its {@link OP_RULE}… code, its chain's id (-1: none), its target's code. */
-  private readonly ops: number[] = [];
-  private readonly chainIds: number[] = [];
-  private readonly targets: number[] = [];
+  /**
+   * Per record: its {@link OP_RULE}… code, its chain's id (-1: none), its target's code (for a
+   * run: where its count and its rules' codes start in {@link runCodes}).
+   */
+  private readonly ops = new IntList(1024);
+  private readonly chainIds = new IntList(1024);
+  private readonly targets = new IntList(1024);
+  /** Each run's count, then the target code of each of its rules. */
+  private readonly runCodes = new IntList(1024);
+  /** How many entries the records are (a run is as many as its rules). */
+  private entryCount = 0;
   /** The declaration the next run of rules most likely belongs to. */
   private next = 0;
   private lastChain: string | null = null;
@@ -223,13 +234,18 @@ export class TableStructure {
 
   /**
    * Records a rule entry and its target: `null` for none (or a verdict), `undefined` for a rule
-   * that has a problem of its own. Returns the entry's number, for {@link setTarget}.
+   * that has a problem of its own. Returns the record's number, for {@link setTarget}.
    */
   rule(chain: string, append: boolean, target: RuleTarget | null | undefined): number {
-    this.ops.push(append ? OP_APPEND : OP_RULE);
-    this.chainIds.push(this.chainOf(chain));
-    this.targets.push(this.codeOf(target));
+    this.record(append ? OP_APPEND : OP_RULE, this.chainOf(chain), this.codeOf(target));
     return this.ops.length - 1;
+  }
+
+  private record(op: number, chain: number, target: number): void {
+    this.ops.push(op);
+    this.chainIds.push(chain);
+    this.targets.push(target);
+    this.entryCount++;
   }
 
   /**
@@ -237,24 +253,51 @@ export class TableStructure {
    * none (`null`): the parser's fast path, which knows the name without building a target.
    */
   ruleTo(chain: string, name: string | null, isChain: boolean): void {
-    this.ops.push(OP_APPEND);
-    this.chainIds.push(this.chainOf(chain));
-    this.targets.push(name === null ? TARGET_NONE : this.targetCode(name, isChain));
+    this.record(OP_APPEND, this.chainOf(chain), this.targetCodeOf(name, isChain));
   }
 
   /**
-   * Records a rule entry that jumps to the chain `target`, an id {@link declare} returned: what
-   * the parser already knows of a line its expected text printed (no name to look up).
+   * The code of a rule's target for {@link run}: the chain or target `name` (`isChain` says
+   * which), or none (`null`).
    */
-  ruleToId(chain: string, target: number): void {
-    this.ops.push(OP_APPEND);
-    this.chainIds.push(this.chainOf(chain));
-    this.targets.push(target);
+  targetCodeOf(name: string | null, isChain: boolean): number {
+    return name === null ? TARGET_NONE : this.targetCode(name, isChain);
   }
 
-  /** Sets the target of rule entry `entry` once it is known (see {@link rule}). */
-  setTarget(entry: number, target: RuleTarget | null | undefined): void {
-    this.targets[entry] = this.codeOf(target);
+  /**
+   * Records `codes.length` `-A` rules of `chain` as one record: lines the parser read as an
+   * expected text's, each with its target's code ({@link targetCodeOf}, or a chain's id as
+   * {@link declare} returned it).
+   */
+  run(chain: string, codes: Int32Array): void {
+    this.runOf(this.chainOf(chain), codes);
+  }
+
+  /** {@link run} of the chain `id` (as {@link declare} returned it) named `chain`: no name looked up. */
+  runOfDeclared(id: number, chain: string, codes: Int32Array): void {
+    this.lastChain = chain;
+    this.lastChainId = id;
+    const at = this.declaredAt[id] as number;
+    if (at >= 0) this.next = at + 1;
+    this.runOf(id, codes);
+  }
+
+  private runOf(id: number, codes: Int32Array): void {
+    const at = this.runCodes.length;
+    this.runCodes.push(codes.length);
+    this.runCodes.pushAll(codes);
+    this.record(OP_RUN, id, at);
+    this.entryCount += codes.length - 1;
+  }
+
+  /** Sets the target of rule record `record` once it is known (see {@link rule}). */
+  setTarget(record: number, target: RuleTarget | null | undefined): void {
+    this.targets.set(record, this.codeOf(target));
+  }
+
+  /** How many rules record `record` is: a run's count, else 1. */
+  private countOf(record: number): number {
+    return this.ops.at(record) === OP_RUN ? this.runCodes.at(this.targets.at(record)) : 1;
   }
 
   private codeOf(target: RuleTarget | null | undefined): number {
@@ -273,9 +316,7 @@ export class TableStructure {
       code = chain === "" ? OP_DELETE_ALL : OP_DELETE;
       if (chain !== "") id = this.idOf(chain);
     }
-    this.ops.push(code);
-    this.chainIds.push(id);
-    this.targets.push(TARGET_NONE);
+    this.record(code, id, TARGET_NONE);
   }
 
   /**
@@ -298,9 +339,13 @@ export class TableStructure {
 
   /** Per entry: the chain name of an `-A` rule, `null` for any other entry. */
   appendChains(): (string | null)[] {
-    const out = new Array<string | null>(this.ops.length);
-    for (let i = 0; i < out.length; i++)
-      out[i] = this.ops[i] === OP_APPEND ? (this.names[this.chainIds[i] as number] as string) : null;
+    const out: (string | null)[] = [];
+    const ops = this.ops;
+    for (let r = 0; r < ops.length; r++) {
+      const op = ops.at(r);
+      const name = op === OP_APPEND || op === OP_RUN ? (this.names[this.chainIds.at(r)] as string) : null;
+      for (let n = this.countOf(r); n > 0; n--) out.push(name);
+    }
     return out;
   }
 
@@ -309,10 +354,11 @@ export class TableStructure {
     const counts = new Int32Array(this.names.length);
     const ops = this.ops;
     const chainIds = this.chainIds;
-    for (let i = 0; i < chainIds.length; i++) {
-      if (ops[i] !== OP_APPEND) continue;
-      const id = chainIds[i] as number;
-      counts[id] = (counts[id] as number) + 1;
+    for (let r = 0; r < ops.length; r++) {
+      const op = ops.at(r);
+      if (op !== OP_APPEND && op !== OP_RUN) continue;
+      const id = chainIds.at(r);
+      counts[id] = (counts[id] as number) + this.countOf(r);
     }
     return counts;
   }
@@ -328,27 +374,29 @@ export class TableStructure {
    */
   appendsByChain(): { readonly first: Int32Array; readonly at: Int32Array } {
     const n = this.names.length;
-    const ops = this.ops;
-    const chainIds = this.chainIds;
+    const counts = this.appendCounts();
     const first = new Int32Array(n + 1);
-    let total = 0;
-    for (let i = 0; i < chainIds.length; i++) {
-      if (ops[i] !== OP_APPEND) continue;
-      const id = chainIds[i] as number;
-      first[id + 1] = (first[id + 1] as number) + 1;
-      total++;
-    }
-    for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
-    const at = new Int32Array(total);
+    for (let id = 0; id < n; id++) first[id + 1] = (first[id] as number) + (counts[id] as number);
+    const at = new Int32Array(first[n] as number);
     const next = first.slice(0, n);
-    for (let i = 0; i < chainIds.length; i++) {
-      if (ops[i] !== OP_APPEND) continue;
-      const id = chainIds[i] as number;
-      const k = next[id] as number;
-      next[id] = k + 1;
-      at[k] = i;
+    const ops = this.ops;
+    for (let r = 0, entry = 0; r < ops.length; r++) {
+      const op = ops.at(r);
+      const count = this.countOf(r);
+      if (op === OP_APPEND || op === OP_RUN) {
+        const id = this.chainIds.at(r);
+        let k = next[id] as number;
+        for (let e = entry; e < entry + count; e++) at[k++] = e;
+        next[id] = k;
+      }
+      entry += count;
     }
     return { first, at };
+  }
+
+  /** How many entries the records are (a run is as many as its rules). */
+  get entries(): number {
+    return this.entryCount;
   }
 
   /** @internal The arrays {@link checkStructure} walks. */
@@ -358,9 +406,10 @@ export class TableStructure {
       builtins: this.builtins,
       names: this.names,
       declarations: this.declarations,
-      ops: this.ops,
-      chainIds: this.chainIds,
-      targets: this.targets,
+      ops: this.ops.view(),
+      chainIds: this.chainIds.view(),
+      targets: this.targets.view(),
+      runCodes: this.runCodes.view(),
     };
   }
 }
@@ -371,46 +420,46 @@ interface StructureView {
   readonly builtins: number;
   readonly names: readonly string[];
   readonly declarations: readonly number[];
-  readonly ops: readonly number[];
-  readonly chainIds: readonly number[];
-  readonly targets: readonly number[];
+  readonly ops: Int32Array;
+  readonly chainIds: Int32Array;
+  readonly targets: Int32Array;
+  readonly runCodes: Int32Array;
 }
 
 /** What {@link TableStructure.check} needs besides what was recorded. */
 export interface StructureInput {
   /** The declarations, as recorded (in the same order). */
   readonly chains: readonly ChainDeclaration[];
-  /** Line of each declaration and entry (as the parser recorded them, in line order). */
+  /** Line of each declaration, and the (first) line of each record, as recorded (in line order). */
   readonly chainLines: readonly number[];
-  readonly entryLines: readonly number[];
+  readonly recordLines: ArrayLike<number>;
   readonly backend: Backend;
   /** `--noflush`: chains may already exist in the kernel, so undeclared names are not refused. */
   readonly noflush: boolean;
 }
 
 function checkStructure(structure: TableStructure, input: StructureInput): StructureProblem[] {
-  const { table, builtins, names, declarations, ops, chainIds, targets } = structure.view();
-  const { chains, chainLines, entryLines, backend, noflush } = input;
+  const { table, builtins, names, declarations, ops, chainIds, targets, runCodes } = structure.view();
+  const { chains, chainLines, recordLines, backend, noflush } = input;
   const problems: StructureProblem[] = [];
   /** Per id: whether the chain is declared now (`user` of iptables-restore's view). */
   const user = new Uint8Array(names.length);
   const isBuiltin = (id: number): boolean => id >= 0 && id < builtins;
   /** The jumps, as pairs of ids (a chain to the chain a rule of it jumps to). */
-  const jumpFrom: number[] = [];
-  const jumpTo: number[] = [];
-  /** The entries whose target only some hooks allow. */
-  const restricted: number[] = [];
+  const jumps = new IntList(1024);
+  /** The rules whose target only some hooks allow: their chain, their place, their line. */
+  const restricted = new IntList();
   let c = 0;
-  let e = 0;
-  while (c < declarations.length || e < ops.length) {
+  let r = 0;
+  while (c < declarations.length || r < ops.length) {
     const chainLine = chainLines[c] ?? Number.POSITIVE_INFINITY;
-    const entryLine = entryLines[e] ?? Number.POSITIVE_INFINITY;
-    if (c < declarations.length && chainLine <= entryLine) {
+    const recordLine = recordLines[r] ?? Number.POSITIVE_INFINITY;
+    if (c < declarations.length && chainLine <= recordLine) {
       declare(declarations[c] as number, chains[c] as ChainDeclaration, chainLine);
       c++;
     } else {
-      apply(e, entryLine);
-      e++;
+      apply(r, recordLine);
+      r++;
     }
   }
   checkPlaces();
@@ -450,17 +499,22 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     user[id] = 1;
   }
 
-  function apply(entry: number, line: number): void {
-    const op = ops[entry] as number;
-    if (op !== OP_APPEND && op !== OP_RULE) {
-      if (op === OP_NEW) user[chainIds[entry] as number] = 1;
-      else if (op === OP_DELETE) user[chainIds[entry] as number] = 0;
-      else if (op === OP_DELETE_ALL) user.fill(0);
-      return;
-    }
-    const target = targets[entry] as number;
+  function apply(record: number, line: number): void {
+    const op = ops[record] as number;
+    const from = chainIds[record] as number;
+    if (op === OP_RUN) {
+      // A run's rules are on consecutive lines (no declaration between them).
+      const at = targets[record] as number;
+      const count = runCodes[at] as number;
+      for (let n = 0; n < count; n++) rule(from, runCodes[at + 1 + n] as number, line + n);
+    } else if (op === OP_APPEND || op === OP_RULE) rule(from, targets[record] as number, line);
+    else if (op === OP_NEW) user[from] = 1;
+    else if (op === OP_DELETE) user[from] = 0;
+    else if (op === OP_DELETE_ALL) user.fill(0);
+  }
+
+  function rule(from: number, target: number, line: number): void {
     if (target === TARGET_SKIP) return; // the rule has a problem already
-    const from = chainIds[entry] as number;
     if (!noflush && user[from] !== 1 && !isBuiltin(from)) {
       const chain = names[from] as string;
       problems.push({
@@ -483,21 +537,30 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
         });
         return;
       }
-      jumpFrom.push(from);
-      jumpTo.push(target);
+      // (A chain's rules often jump to one chain in turn: the same jump is kept once.)
+      const n = jumps.length;
+      if (n === 0 || jumps.at(n - 2) !== from || jumps.at(n - 1) !== target) {
+        jumps.push(from);
+        jumps.push(target);
+      }
       return;
     }
-    const name = PLACE_NAMES[TARGET_PLACE - target] as string;
-    const place = PLACES[TARGET_PLACE - target] as TargetPlace;
-    if (place.tables !== null && !place.tables.includes(table)) {
+    const place = TARGET_PLACE - target;
+    const name = PLACE_NAMES[place] as string;
+    const { tables, hooks } = PLACES[place] as TargetPlace;
+    if (tables !== null && !tables.includes(table)) {
       problems.push({
         line,
         token: { kind: "target", name },
-        message: `target ${name} is only valid in the ${place.tables.join(" or ")} table${place.tables.length > 1 ? "s" : ""}, not in ${table}`,
+        message: `target ${name} is only valid in the ${tables.join(" or ")} table${tables.length > 1 ? "s" : ""}, not in ${table}`,
       });
       return;
     }
-    if (place.hooks !== ANY_HOOK) restricted.push(entry, line);
+    if (hooks !== ANY_HOOK) {
+      restricted.push(from);
+      restricted.push(place);
+      restricted.push(line);
+    }
   }
 
   /** The hooks each restricted rule's chain is reached from, against those its target allows. */
@@ -505,16 +568,20 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     if (restricted.length === 0) return;
     // The jumps of each chain, in one array (`first[id]` to `first[id + 1]`).
     const n = names.length;
+    const pairs = jumps.view();
     const first = new Int32Array(n + 1);
-    for (const from of jumpFrom) first[from + 1] = (first[from + 1] as number) + 1;
+    for (let k = 0; k < pairs.length; k += 2) {
+      const from = pairs[k] as number;
+      first[from + 1] = (first[from + 1] as number) + 1;
+    }
     for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
-    const to = new Int32Array(jumpTo.length);
+    const to = new Int32Array(pairs.length / 2);
     const filled = first.slice(0, n);
-    for (let k = 0; k < jumpFrom.length; k++) {
-      const from = jumpFrom[k] as number;
+    for (let k = 0; k < pairs.length; k += 2) {
+      const from = pairs[k] as number;
       const at = filled[from] as number;
       filled[from] = at + 1;
-      to[at] = jumpTo[k] as number;
+      to[at] = pairs[k + 1] as number;
     }
     const reached = new Uint8Array(n);
     const stack = new Int32Array(n);
@@ -537,16 +604,15 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       }
     }
     let found = false;
-    for (let k = 0; k < restricted.length; k += 2) {
-      const entry = restricted[k] as number;
-      const chain = chainIds[entry] as number;
-      const place = TARGET_PLACE - (targets[entry] as number);
+    for (let k = 0; k < restricted.length; k += 3) {
+      const chain = restricted.at(k);
+      const place = restricted.at(k + 1);
       const hooks = (PLACES[place] as TargetPlace).hooks;
       const bad = (reached[chain] as number) & ~hooks;
       if (bad === 0) continue;
       const name = PLACE_NAMES[place] as string;
       problems.push({
-        line: restricted[k + 1] as number,
+        line: restricted.at(k + 2),
         token: { kind: "target", name },
         message: `target ${name} is only valid in ${hookNames(hooks)}; chain ${names[chain]} is reached from ${hookNames(bad)}`,
       });
