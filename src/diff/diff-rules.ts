@@ -15,6 +15,7 @@ import {
   formatCanonicalRule,
   matchSaveLine,
   sourceLinesOf,
+  type TableSourceLines,
   tokenizesTo,
 } from "../iptables/index.js";
 import type { IPFamily, Rule, RuleSet, Table } from "../ir/types.js";
@@ -406,7 +407,7 @@ function sideChains(
 function differingRuns(
   table: Table,
   sourceOf: () => SourceText | undefined,
-  lines: readonly number[],
+  sourceLines: TableSourceLines,
   savedText: string,
   saved: ReadonlyMap<string, SavedChain>,
   keep: (chain: string) => boolean,
@@ -484,6 +485,7 @@ function differingRuns(
       continue;
     }
     if (s.count === 0) continue;
+    const lines = sourceLines.entries;
     const from = lines[first[k] as number];
     const to = lines[(first[k] as number) + s.count - 1];
     // One run of consecutive lines (nothing between them), byte for byte the save lines.
@@ -583,7 +585,7 @@ function differingChains(
     const savedText = (oldText ?? newText) as SavedText;
     if (source !== undefined && table !== undefined && lines !== undefined) {
       const saved = savedText.tables.get(name) ?? NO_CHAINS;
-      differingRuns(table, source, lines.entries, savedText.text, saved, keep, differ);
+      differingRuns(table, source, lines, savedText.text, saved, keep, differ);
     } else {
       const a = sideChains(oldState, oldText, name, keep);
       const b = sideChains(newState, newText, name, keep);

@@ -72,5 +72,6 @@ export {
   type ApplyRestoreResult,
   applyRestore,
   sourceLinesOf,
+  type TableSourceLines,
   tryApplyRestore,
 } from "./state.js";

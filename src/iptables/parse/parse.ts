@@ -36,7 +36,7 @@ import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
 import { EntryLog } from "./entry-log.js";
-import { type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
+import { type KnownChains, type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /**
@@ -111,21 +111,26 @@ interface ExpectedTable {
 }
 
 /**
- * Notes the structure's id of a declared chain that the expected text has (its first
- * declaration's) and its policy (the last one's), looking for it where the last declaration left
- * off first.
+ * The place of a declared chain in the expected text (-1: it has none), looked for where the
+ * last declaration left off first.
  */
-function noteDeclared(expected: ExpectedTable, name: string, id: number, policy: string | null): void {
+function declaredIndex(expected: ExpectedTable, name: string): number {
   const chains = expected.chains;
   let k = expected.nextDeclared;
-  if (chains.names[k] === name) expected.nextDeclared = k + 1;
-  else {
-    k = chains.get(name)?.index ?? -1;
-    if (k < 0) return;
-    expected.nextDeclared = k + 1;
-  }
+  if (chains.names[k] !== name) k = chains.get(name)?.index ?? -1;
+  if (k >= 0) expected.nextDeclared = k + 1;
+  return k;
+}
+
+/** Notes the structure's id of a declared chain `k` of the expected text (its first declaration's) and its policy (the last one's). */
+function noteDeclared(expected: ExpectedTable, k: number, id: number, policy: string | null): void {
   if ((expected.ids[k] as number) < 0) expected.ids[k] = id;
   expected.policies[k] = policy;
+}
+
+/** The expected text's chains of a table, as its structure looks them up. */
+function knownChainsOf(chains: SaveTextChains): KnownChains {
+  return { size: chains.size, indexOf: (name) => chains.get(name)?.index ?? -1 };
 }
 
 function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null {
@@ -478,14 +483,15 @@ class Parser {
       const name = text.slice(start + 1, end);
       const valid = BUILTIN_CHAINS[name] !== undefined;
       if (!valid) this.problem(line, 2, `unable to initialize table '${name}'`);
+      const expected = valid ? expectedTable(this.expected?.saved.tables.get(name)) : null;
       this.current = {
         name,
         valid,
         chains: [],
         log: new EntryLog(),
         chainLines: [],
-        structure: new TableStructure(name),
-        expected: valid ? expectedTable(this.expected?.saved.tables.get(name)) : null,
+        structure: new TableStructure(name, expected === null ? null : knownChainsOf(expected.chains)),
+        expected,
       };
       return;
     }
@@ -601,8 +607,9 @@ class Parser {
         : { name, policy: policy === "-" ? null : policy, counters };
     table.chains.push(decl);
     table.chainLines.push(line);
-    const id = table.structure.declare(name);
-    if (table.expected !== null) noteDeclared(table.expected, name, id, decl.policy);
+    const k = table.expected === null ? -1 : declaredIndex(table.expected, name);
+    const id = table.structure.declare(name, k);
+    if (k >= 0) noteDeclared(table.expected as ExpectedTable, k, id, decl.policy);
   }
 
   /**

@@ -164,27 +164,52 @@ export class TableStructure {
   private otherIsChain = false;
   private otherTargetCode = TARGET_NONE;
 
+  /** The chains of the expected text's table, if any, and each one's id here (-1: none yet). */
+  private readonly known: KnownChains | null;
+  private readonly knownIds: Int32Array | null;
+
   /**
    * Starts the structure of a table block.
    *
    * @param table - The table's name.
+   * @param known - The chains of the same table of the text the block is expected to be: their
+   *   ids are kept by their place there, so that declaring them adds no name to a map.
    */
-  constructor(table: string) {
+  constructor(table: string, known: KnownChains | null = null) {
     this.table = table;
+    this.known = known;
+    this.knownIds = known === null ? null : new Int32Array(known.size).fill(-1);
     const builtins = BUILTIN_CHAINS[table] ?? [];
     this.builtins = builtins.length;
     for (const b of builtins) this.idOf(b);
   }
 
   private idOf(name: string): number {
+    const k = this.known === null ? -1 : this.known.indexOf(name);
+    if (k >= 0) return this.idOfKnown(name, k);
     let id = this.ids.get(name);
     if (id === undefined) {
-      id = this.names.length;
+      id = this.newId(name);
       this.ids.set(name, id);
-      this.names.push(name);
-      this.declaredAt.push(-1);
     }
     return id;
+  }
+
+  /** The id of `name`, chain `k` of the known chains. */
+  private idOfKnown(name: string, k: number): number {
+    const ids = this.knownIds as Int32Array;
+    let id = ids[k] as number;
+    if (id < 0) {
+      id = this.newId(name);
+      ids[k] = id;
+    }
+    return id;
+  }
+
+  private newId(name: string): number {
+    this.names.push(name);
+    this.declaredAt.push(-1);
+    return this.names.length - 1;
   }
 
   /** The id of the chain a rule appends to: the last one again, or the next declared, or looked up. */
@@ -224,9 +249,12 @@ export class TableStructure {
     return code;
   }
 
-  /** Records a `:CHAIN` declaration (in the order of the table's `chains`); returns the chain's id. */
-  declare(name: string): number {
-    const id = this.idOf(name);
+  /**
+   * Records a `:CHAIN` declaration (in the order of the table's `chains`); returns the chain's
+   * id. `known` is its place among the known chains, when the caller found it (-1: look it up).
+   */
+  declare(name: string, known = -1): number {
+    const id = known >= 0 ? this.idOfKnown(name, known) : this.idOf(name);
     if ((this.declaredAt[id] as number) < 0) this.declaredAt[id] = this.declarations.length;
     this.declarations.push(id);
     return id;
@@ -329,7 +357,10 @@ export class TableStructure {
 
   /** The id of a chain the block names (declared, appended to or jumped to), if any. */
   idOfChain(name: string): number | undefined {
-    return this.ids.get(name);
+    const k = this.known === null ? -1 : this.known.indexOf(name);
+    if (k < 0) return this.ids.get(name);
+    const id = (this.knownIds as Int32Array)[k] as number;
+    return id < 0 ? undefined : id;
   }
 
   /** Where the chain `id` is first declared among the block's declarations (-1: it is not). */
@@ -412,6 +443,14 @@ export class TableStructure {
       runCodes: this.runCodes.view(),
     };
   }
+}
+
+/** The chains of a table that a {@link TableStructure} knows by their place (an expected text's). */
+export interface KnownChains {
+  /** How many. */
+  readonly size: number;
+  /** The place of the chain `name` (-1: not one of them). */
+  indexOf(name: string): number;
 }
 
 /** What {@link TableStructure.view} hands the check. */
