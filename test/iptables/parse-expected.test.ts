@@ -131,6 +131,30 @@ const MUTATIONS: readonly { name: string; edit: (lines: string[], family: IPFami
     },
   },
   {
+    name: "a chain declared twice, one with a policy, and one over 28 characters, among the user chains",
+    edit: (l) => {
+      const user = (x: string): boolean => x.startsWith(":KUBE-") && x.endsWith(" - [0:0]");
+      const first = l.findIndex(user);
+      let last = l.length - 1;
+      while (last > first && !user(l[last] as string)) last--;
+      if (first < 0 || last - first < 3) return null;
+      const middle = (first + last) >> 1;
+      const name = (l[middle] as string).slice(1, -8);
+      l.splice(middle + 1, 0, `:${name} - [0:0]`, `:${name} ACCEPT [0:0]`, `:KUBE-${"X".repeat(30)} - [0:0]`);
+      return l;
+    },
+  },
+  {
+    name: "a user chain's declaration missing, and one with a quoted name",
+    edit: (l) => {
+      const first = l.findIndex((x) => x.startsWith(":KUBE-") && x.endsWith(" - [0:0]"));
+      if (first < 0 || !(l[first + 2] ?? "").endsWith(" - [0:0]")) return null;
+      l.splice(first + 1, 1);
+      l.splice(first + 2, 0, `:"KUBE-Q R" - [0:0]`);
+      return l;
+    },
+  },
+  {
     name: "counters on every declaration",
     edit: (l) => l.map((x) => (x.startsWith(":") ? x.replace("[0:0]", "[12:3456]") : x)),
   },
@@ -265,6 +289,18 @@ describe("parseRules with the expected text gives what it gives without", () => 
       }
     },
   );
+
+  it("reads its own text's rules and user chain declarations without tokenizing them", () => {
+    for (let seed = 1; seed <= 4; seed++) {
+      const expected = expectedOf(modelFromInput(randomCluster(seed, { largeRate: 0.2 })));
+      const lines = expected.saved.text.split("\n");
+      const rules = lines.filter((l) => l.startsWith("-A ")).length;
+      const userChains = lines.filter((l) => l.startsWith(":") && l.endsWith(" - [0:0]")).length;
+      const { ruleSet, problems } = parseRules(expected.saved.text, { deferred: true, expected });
+      expect(problems).toEqual([]);
+      expect(expectedLinesOf(ruleSet)).toBe(rules + userChains);
+    }
+  });
 
   it("reads the real iptables-save output of kube-proxy's rules as it does without", () => {
     let read = 0;

@@ -298,8 +298,11 @@ class TableText {
       for (let i = 0; i < user.length; i++) (user[i] as ChainText).pushTo(out);
     } else {
       // The same pieces, with where each chain's rules land (the text is not read again).
+      const start = index.offset + head.length;
       index.offset += head.length + declarations.length;
       const placed = new SaveTextChains(builtins.length);
+      if (declarations !== "")
+        placed.declarations = { start, end: start + declarations.length, first: builtins.length };
       for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
       for (let i = 0; i < user.length; i++) index.place(placed, names[i] as string, null, user[i], out);
       index.tables.set(this.name, placed);
@@ -375,6 +378,11 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
   readonly chains: SaveTextChain[] = [];
   /** Where the next lookup starts (just after the last chain found). */
   private near = 0;
+  /**
+   * @internal Where the `:CHAIN - [0:0]` lines of its user chains are in the text (from `start`
+   * to `end`, one line per chain, in the chains' order from `first` on), when it has any.
+   */
+  declarations: { readonly start: number; readonly end: number; readonly first: number } | null = null;
 
   /** @param builtins - How many of the chains are the table's built-in ones (placed first). */
   constructor(private readonly builtins: number) {}
@@ -468,10 +476,10 @@ class SaveTextIndexer {
     const start = this.offset;
     const index = placed.size;
     if (chain !== undefined) chain.index = index;
-    if (chain !== undefined && chain.first !== "") {
-      this.push(chain.first, out);
-      const more = chain.more;
-      if (more !== null) for (let i = 0; i < more.length; i++) this.push(more[i] as string, out);
+    if (chain !== undefined) {
+      const from = out.length;
+      chain.moveTo(out);
+      for (let i = from; i < out.length; i++) this.offset += (out[i] as string).length;
     }
     const end = this.offset - 1;
     // A chain with lines has a recorded target per line (every rule path records them here).
@@ -482,11 +490,6 @@ class SaveTextIndexer {
         ? { policy, start: -1, end: -1, count: 0, index }
         : { policy, start, end, count: targets.length, index, targets, plain: (chain as ChainText).plain },
     );
-  }
-
-  private push(run: string, out: string[]): void {
-    out.push(run);
-    this.offset += run.length;
   }
 }
 

@@ -261,11 +261,11 @@ class Parser {
 
   /** The expected text (see {@link ParseOptions.expected}), when it can be used. */
   readonly expected: ExpectedText | null;
-  /** Where the text after the last run read by {@link expectedRun} starts. */
+  /** Where the text after the last run read by {@link expectedRun} or {@link expectedDeclarations} starts. */
   afterRun = 0;
   /** The target codes of {@link expectedRun}'s lines (grown as needed). */
   runCodes = new Int32Array(1024);
-  /** How many lines {@link expectedRun} read. */
+  /** How many lines {@link expectedRun} and {@link expectedDeclarations} read. */
   expectedLines = 0;
 
   constructor(
@@ -335,6 +335,15 @@ class Parser {
     let previous = -1;
     const expecting = this.expected !== null;
     while (pos < length) {
+      if (expecting && text.charCodeAt(pos) === 58 /* : */) {
+        const lines = this.expectedDeclarations(pos, line + 1);
+        if (lines > 0) {
+          line += lines;
+          previous = -1;
+          pos = this.afterRun;
+          continue;
+        }
+      }
       if (
         expecting &&
         text.charCodeAt(pos) === 45 /* - */ &&
@@ -453,6 +462,45 @@ class Parser {
     this.afterRun = start + (chain.end - chain.start) + 1;
     this.expectedLines += chain.count;
     return chain.count;
+  }
+
+  /**
+   * Reads the `:CHAIN - [0:0]` lines at `start` that are, byte for byte, the expected text's
+   * declarations of its user chains, from the first one on (the built-in chains' lines, whose
+   * counters differ on a node, are read as usual before). Returns how many lines it read, as
+   * {@link parseDeclaration} would have (0: none), and sets {@link afterRun}. A line whose name
+   * the tokenizer might read otherwise than as a plain word stops it there.
+   */
+  expectedDeclarations(start: number, line: number): number {
+    const table = this.current;
+    const expected = table?.expected;
+    if (table === null || expected === undefined || expected === null) return 0;
+    const block = expected.chains.declarations;
+    if (block === null || expected.nextDeclared !== block.first) return 0;
+    const text = this.text;
+    const saved = (this.expected as ExpectedText).saved.text;
+    const equal = commonLength(text, start, saved, block.start, block.end - block.start);
+    const end = text.lastIndexOf("\n", start + equal - 1);
+    if (end < start) return 0;
+    let n = 0;
+    let at = start;
+    for (let k = block.first; at <= end; k++, n++) {
+      const nl = text.indexOf("\n", at);
+      if (nl - at > MAX_LINE_BYTES / 3) break;
+      // Each line is `:NAME - [0:0]` (as the writer prints them).
+      const name = text.slice(at + 1, nl - 8);
+      if (!PLAIN_CHAIN_NAME.test(name)) break;
+      if (this.checkChainName(name, line + n, 2)) {
+        table.chains.push({ name, policy: null });
+        table.chainLines.push(line + n);
+        noteDeclared(expected, k, table.structure.declare(name, k), null);
+        expected.nextDeclared = k + 1;
+      }
+      at = nl + 1;
+    }
+    this.afterRun = at;
+    this.expectedLines += n;
+    return n;
   }
 
   /** Reports a line longer than iptables-restore's line buffer holds (see {@link MAX_LINE_BYTES}). */
@@ -909,6 +957,29 @@ function runAt(text: string, start: number, saved: string, chain: SaveTextChain)
   return run === saved.slice(chain.start, chain.end) ? run : null;
 }
 
+/**
+ * A chain name the tokenizer reads as one plain word: printable ASCII without a blank, a quote
+ * or a backslash.
+ */
+const PLAIN_CHAIN_NAME = /^[!#-&(-[\]-~]+$/;
+
+/**
+ * How many code units of `a` from `aStart` equal those of `b` from `bStart`, up to `length`:
+ * compared a chunk at a time, and a chunk that differs halved until the place is found.
+ */
+function commonLength(a: string, aStart: number, b: string, bStart: number, length: number): number {
+  const max = Math.min(length, a.length - aStart, b.length - bStart);
+  let n = 0;
+  let step = 1 << 16;
+  while (n < max) {
+    const size = Math.min(step, max - n);
+    if (a.slice(aStart + n, aStart + n + size) === b.slice(bStart + n, bStart + n + size)) n += size;
+    else if (size === 1) break;
+    else step = size >> 1;
+  }
+  return n;
+}
+
 /** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
 function isChainName(name: string): boolean {
   // No verdict or target extension is named KUBE-…: kube-proxy's chains skip the lookups.
@@ -1027,11 +1098,12 @@ const EXPECTED_LINES = new WeakMap<RuleSet, number>();
 
 /**
  * How many lines of the text a rule set was parsed from were read as lines of
- * {@link ParseOptions.expected} (the tests check that the shortcut is taken).
+ * {@link ParseOptions.expected}: its rules and its user chains' declarations (the tests check that
+ * the shortcuts are taken).
  *
  * @internal
  * @example
- * expectedLinesOf(parseRules(dump, { deferred: true, expected }).ruleSet) // 320000
+ * expectedLinesOf(parseRules(dump, { deferred: true, expected }).ruleSet) // 430000
  */
 export function expectedLinesOf(ruleSet: RuleSet): number {
   return EXPECTED_LINES.get(ruleSet) ?? 0;

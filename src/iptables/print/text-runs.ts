@@ -38,4 +38,14 @@ export class TextRuns {
     const more = this.more;
     if (more !== null) for (let i = 0; i < more.length; i++) out.push(more[i] as string);
   }
+
+  /**
+   * {@link pushTo}, then holds no run: what outlives the print (an indexed save text keeps its
+   * chains) no longer keeps their text alive besides the joined whole.
+   */
+  moveTo(out: string[]): void {
+    this.pushTo(out);
+    this.first = "";
+    this.more = null;
+  }
 }
