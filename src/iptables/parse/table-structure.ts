@@ -134,6 +134,7 @@ export class TableStructure {
   /** The table. */
   readonly table: string;
   private readonly builtins: number;
+  /** The ids of the chains looked up by name (a known chain declared by its place is not here). */
   private readonly ids = new Map<string, number>();
   /** Each id's chain name. */
   private readonly names: string[] = [];
@@ -185,11 +186,11 @@ export class TableStructure {
   }
 
   private idOf(name: string): number {
-    const k = this.known === null ? -1 : this.known.indexOf(name);
-    if (k >= 0) return this.idOfKnown(name, k);
     let id = this.ids.get(name);
     if (id === undefined) {
-      id = this.newId(name);
+      // (A known chain looked up by name is kept in the map too: a rule's target, say.)
+      const k = this.known === null ? -1 : this.known.indexOf(name);
+      id = k >= 0 ? this.idOfKnown(name, k) : this.newId(name);
       this.ids.set(name, id);
     }
     return id;
@@ -357,10 +358,11 @@ export class TableStructure {
 
   /** The id of a chain the block names (declared, appended to or jumped to), if any. */
   idOfChain(name: string): number | undefined {
+    const id = this.ids.get(name);
+    if (id !== undefined) return id;
     const k = this.known === null ? -1 : this.known.indexOf(name);
-    if (k < 0) return this.ids.get(name);
-    const id = (this.knownIds as Int32Array)[k] as number;
-    return id < 0 ? undefined : id;
+    const known = k < 0 ? -1 : ((this.knownIds as Int32Array)[k] as number);
+    return known < 0 ? undefined : known;
   }
 
   /** Where the chain `id` is first declared among the block's declarations (-1: it is not). */
