@@ -20,7 +20,7 @@ import { arePlainLines, isPlainValue } from "../plain-lines.js";
 import { saveLinesOfRule } from "../print/save.js";
 import { TextRuns } from "../print/text-runs.js";
 import { matchSaveLine } from "../shape/match.js";
-import { type SaveForm, saveText } from "../shape/print.js";
+import { fastSaveLine, type SaveForm, saveText } from "../shape/print.js";
 import type { PortRuleSink } from "../shape/sink.js";
 import type { RuleShape } from "../shape/types.js";
 import { type GenerateOptions, payloadHead, payloadTail } from "./rules.js";
@@ -191,15 +191,17 @@ class TableText {
 
   /** Appends a rule of a shape, printed from its values (`saveText`). */
   shapeRule(shape: RuleShape, chain: string, values: readonly string[]): void {
-    const text = saveText(shape, chain, values, this.form);
+    // One line from the shape's layout, else the general path's (maybe several).
+    const line = fastSaveLine(shape, chain, values, this.form);
+    const text = line !== null ? `${line}\n` : saveText(shape, chain, values, this.form);
     this.runOf(chain).push(text);
-    if (this.recordTargets) this.recordShapeTarget(shape, values, text);
+    // (Counting the lines of `text`, a concatenation, would flatten it into a copy.)
+    if (this.recordTargets) this.recordShapeTarget(shape, values, line !== null ? 1 : lineCount(text));
   }
 
-  /** Records the target of a shape's line (or lines) in the current run's chain. */
-  private recordShapeTarget(shape: RuleShape, values: readonly string[], text: string): void {
+  /** Records the target of a shape's `lines` lines in the current run's chain. */
+  private recordShapeTarget(shape: RuleShape, values: readonly string[], lines: number): void {
     const chain = this.runChain as ChainText;
-    const lines = text.indexOf("\n") === text.length - 1 ? 1 : lineCount(text);
     const jump = shape.jump;
     chain.target(
       jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string),
