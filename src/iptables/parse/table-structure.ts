@@ -151,8 +151,6 @@ export class TableStructure {
   private readonly targets = new IntList(1024);
   /** Each run's count, then the target code of each of its rules. */
   private readonly runCodes = new IntList(1024);
-  /** How many entries the records are (a run is as many as its rules). */
-  private entryCount = 0;
   /** The declaration the next run of rules most likely belongs to. */
   private next = 0;
   private lastChain: string | null = null;
@@ -274,7 +272,6 @@ export class TableStructure {
     this.ops.push(op);
     this.chainIds.push(chain);
     this.targets.push(target);
-    this.entryCount++;
   }
 
   /**
@@ -316,7 +313,6 @@ export class TableStructure {
     this.runCodes.push(codes.length);
     this.runCodes.pushAll(codes);
     this.record(OP_RUN, id, at);
-    this.entryCount += codes.length - 1;
   }
 
   /** Sets the target of rule record `record` once it is known (see {@link rule}). */
@@ -425,11 +421,6 @@ export class TableStructure {
       entry += count;
     }
     return { first, at };
-  }
-
-  /** How many entries the records are (a run is as many as its rules). */
-  get entries(): number {
-    return this.entryCount;
   }
 
   /** @internal The arrays {@link checkStructure} walks. */
