@@ -80,28 +80,32 @@ export class EntryLog {
   entries(text: string): LoggedEntries {
     if (this.expanded !== null) return this.expanded;
     const n = this.size;
-    const entries = new Array<Entry | null>(n).fill(null);
+    // (Arrays are pushed: `new Array(n)` of tens of millions is a dictionary, slow to fill.)
+    const entries: (Entry | null)[] = [];
     const starts = new Int32Array(n);
     const ends = new Int32Array(n);
-    const lines = new Array<number>(n);
+    const lines: number[] = [];
     let b = 0;
     for (let r = 0, e = 0; r < this.counts.length; r++) {
       const count = this.counts.at(r);
       const line = this.firstLines.at(r);
       if (count === 1) {
-        if (b < this.builtAt.length && this.builtAt.at(b) === r) entries[e] = this.built[b++] as Entry;
+        entries.push(b < this.builtAt.length && this.builtAt.at(b) === r ? (this.built[b++] as Entry) : null);
         starts[e] = this.starts.at(r);
         ends[e] = this.ends.at(r);
-        lines[e++] = line;
+        lines.push(line);
+        e++;
         continue;
       }
       // A run: each line starts with `-A ` after the newline of the one before.
       let start = this.starts.at(r);
       for (let k = 0; k < count; k++) {
         const nl = k === count - 1 ? this.ends.at(r) : text.indexOf("\n", start);
+        entries.push(null);
         starts[e] = start;
         ends[e] = nl;
-        lines[e++] = line + k;
+        lines.push(line + k);
+        e++;
         start = nl + 4;
       }
     }
