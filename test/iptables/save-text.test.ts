@@ -69,11 +69,12 @@ function expectWrittenTargets(text: string, chains: SaveTextChains): void {
       const j = words.lastIndexOf("-j");
       return j < 0 ? null : (words[j + 1] as string);
     });
-    const written = (chain.targets ?? []).map((t) =>
+    const decoded = (chain.targets ?? []).map((code) => chains.targetOf(code));
+    const written = decoded.map((t) =>
       t === null || typeof t === "string" ? t : t.index < 0 ? t.name : chains.names[t.index],
     );
     expect(written).toEqual(read);
-    for (const t of chain.targets ?? [])
+    for (const t of decoded)
       if (t !== null && typeof t !== "string")
         expect(t.index < 0 || chains.names[t.index] === t.name).toBe(true);
     expect(chain.plain).toBe(arePlainLines(text.slice(chain.start, chain.end + 1)));

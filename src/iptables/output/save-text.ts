@@ -43,23 +43,32 @@ class ChainText extends TextRuns {
   declared = false;
   /** Deleted by the payload (`-X`). */
   deleted = false;
-  /** Its place among the table's printed chains (-1: not printed, or not yet). */
-  index = -1;
-  /** When the text is indexed: each line's target as written (see {@link SaveTextChain.targets}). */
-  targets: SaveTextTarget[] | null = null;
+  /** When the text is indexed: each line's target code as written (see {@link SaveTextChain.targets}). */
+  targets: number[] | null = null;
   /** When the text is indexed: whether its lines are plain (see plain-lines.ts). */
   plain = true;
 
-  constructor(readonly name: string) {
+  /**
+   * @param name - The chain's name.
+   * @param serial - Its number among the table's chain objects, in the order they were made: a
+   *   line that jumps to it records this number (its place is known only once chains are sorted).
+   */
+  constructor(
+    readonly name: string,
+    readonly serial: number,
+  ) {
     super();
   }
 
-  /** Records the target of the next `lines` lines. */
-  target(target: SaveTextTarget, lines: number): void {
+  /** Records the target code of the next `lines` lines. */
+  target(code: number, lines: number): void {
     this.targets ??= [];
-    for (let i = 0; i < lines; i++) this.targets.push(target);
+    for (let i = 0; i < lines; i++) this.targets.push(code);
   }
 }
+
+/** The code of a line without a target (see {@link SaveTextChain.targets}). */
+const NO_TARGET = -1;
 
 /** The target of the last `-j`/`-g`/`--jump`/`--goto` of a rule's argv, if any. */
 function targetOfArgs(args: readonly string[]): string | null {
@@ -113,6 +122,12 @@ class TableText {
 
   private readonly form: SaveForm;
 
+  /** When indexing: each chain object's name, by its serial (see {@link ChainText}). */
+  private readonly serialNames: string[] = [];
+  /** When indexing: the targets recorded by name, and each one's place there. */
+  private readonly targetNames: string[] = [];
+  private readonly targetNameCodes = new Map<string, number>();
+
   constructor(
     readonly name: string,
     private readonly family: IPFamily,
@@ -129,10 +144,29 @@ class TableText {
   private chain(name: string): ChainText {
     let chain = this.chains.get(name);
     if (chain === undefined) {
-      chain = new ChainText(name);
+      chain = this.newChain(name);
       this.chains.set(name, chain);
     }
     return chain;
+  }
+
+  private newChain(name: string): ChainText {
+    const serial = this.serialNames.length;
+    this.serialNames.push(name);
+    return new ChainText(name, serial);
+  }
+
+  /** The code a line records for its target: a chain of the table by its serial, or a name's. */
+  private targetCode(target: ChainText | string | null): number {
+    if (target === null) return NO_TARGET;
+    if (typeof target !== "string") return target.serial;
+    let code = this.targetNameCodes.get(target);
+    if (code === undefined) {
+      code = -2 - this.targetNames.length;
+      this.targetNames.push(target);
+      this.targetNameCodes.set(target, code);
+    }
+    return code;
   }
 
   /** Declares a user chain (built-in names are always there). */
@@ -153,7 +187,7 @@ class TableText {
     let chain: ChainText | undefined;
     if (this.indexBlocks) chain = this.chain(name);
     else {
-      chain = new ChainText(name);
+      chain = this.newChain(name);
       this.blockChains.push(chain);
     }
     chain.declared = true;
@@ -184,7 +218,7 @@ class TableText {
     for (const line of lines) run.push(line, "\n");
     if (this.recordTargets) {
       const chain = this.runChain as ChainText;
-      chain.target(targetOfArgs(rule.args), lines.length);
+      chain.target(this.targetCode(targetOfArgs(rule.args)), lines.length);
       if (chain.plain) chain.plain = lines.every((line) => arePlainLines(`${line}\n`));
     }
   }
@@ -204,7 +238,7 @@ class TableText {
     const chain = this.runChain as ChainText;
     const jump = shape.jump;
     chain.target(
-      jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string),
+      this.targetCode(jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string)),
       lines,
     );
     if (chain.plain)
@@ -302,7 +336,7 @@ class TableText {
       // The same pieces, with where each chain's rules land (the text is not read again).
       const start = index.offset + head.length;
       index.offset += head.length + declarations.length;
-      const placed = new SaveTextChains(builtins.length);
+      const placed = new SaveTextChains(builtins.length, this.serialNames, this.targetNames);
       if (declarations !== "")
         placed.declarations = { start, end: start + declarations.length, first: builtins.length };
       for (const name of builtins) index.place(placed, name, "ACCEPT", chains.get(name), out);
@@ -330,11 +364,13 @@ export interface SaveTextChain {
   /** Its place among its table's chains (declaration order: built-in chains first). */
   readonly index: number;
   /**
-   * @internal Per line, its target as the writer gave it, when the text was indexed: a chain of
-   * the same table (by its {@link SaveTextTarget}), a target's name, or `null` for none. The
-   * parser reading a node's dump against this text takes them instead of reading each line.
+   * @internal Per line, its target as the writer gave it, when the text was indexed, as a code
+   * that {@link SaveTextChains.targetOf} reads: -1 for none, from 0 a chain of the same table
+   * (by the writer's serial: see {@link SaveTextChains.serialIndex}), from -2 down a name of
+   * {@link SaveTextChains.targetNames}. Small integers, so that the parser reading a node's
+   * dump against this text takes 320,000 of them without loading an object for each.
    */
-  readonly targets?: readonly SaveTextTarget[];
+  readonly targets?: readonly number[];
   /** @internal Whether its lines hold nothing read otherwise than as written (see plain-lines.ts). */
   readonly plain?: boolean;
 }
@@ -386,8 +422,36 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
    */
   declarations: { readonly start: number; readonly end: number; readonly first: number } | null = null;
 
-  /** @param builtins - How many of the chains are the table's built-in ones (placed first). */
-  constructor(private readonly builtins: number) {}
+  /**
+   * @internal Per chain object of the writer (by its serial, as a line's target code names it):
+   * its place among the chains (-1: not printed).
+   */
+  readonly serialIndex: Int32Array;
+
+  /**
+   * @param builtins - How many of the chains are the table's built-in ones (placed first).
+   * @param serialNames - The names of the writer's chain objects, by serial.
+   * @param targetNames - The targets lines recorded by name, by their place (code -2 - place).
+   */
+  constructor(
+    private readonly builtins: number,
+    /** @internal */ readonly serialNames: readonly string[] = [],
+    /** @internal */ readonly targetNames: readonly string[] = [],
+  ) {
+    this.serialIndex = new Int32Array(serialNames.length).fill(-1);
+  }
+
+  /**
+   * @internal What a line's target code (see {@link SaveTextChain.targets}) stands for.
+   *
+   * @example
+   * chains.targetOf(-1) // null
+   */
+  targetOf(code: number): SaveTextTarget {
+    if (code === -1) return null;
+    if (code >= 0) return { index: this.serialIndex[code] as number, name: this.serialNames[code] as string };
+    return this.targetNames[-2 - code] as string;
+  }
 
   /** How many chains. */
   get size(): number {
@@ -477,7 +541,7 @@ class SaveTextIndexer {
   ): void {
     const start = this.offset;
     const index = placed.size;
-    if (chain !== undefined) chain.index = index;
+    if (chain !== undefined) placed.serialIndex[chain.serial] = index;
     if (chain !== undefined) {
       const from = out.length;
       chain.moveTo(out);

@@ -31,7 +31,7 @@ import {
 import { utf8Length } from "../../utf8.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
-import type { IndexedSaveText, SaveTextChain, SaveTextChains, SaveTextTarget } from "../output/save-text.js";
+import type { IndexedSaveText, SaveTextChain, SaveTextChains } from "../output/save-text.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -108,7 +108,15 @@ interface ExpectedTable {
   readonly matched: Uint8Array;
   /** Per chain of the text: its policy as last declared (`null` for `-`, or not declared). */
   readonly policies: (string | null)[];
+  /**
+   * Per target the writer recorded by name ({@link SaveTextChains.targetNames}): its code in the
+   * table's structure, once looked up ({@link UNKNOWN_CODE} before).
+   */
+  readonly nameCodes: Int32Array;
 }
+
+/** A target name's structure code not looked up yet (no code is this large). */
+const UNKNOWN_CODE = 0x7fffffff;
 
 /**
  * The place of a declared chain in the expected text (-1: it has none), looked for where the
@@ -137,7 +145,8 @@ function expectedTable(chains: SaveTextChains | undefined): ExpectedTable | null
   if (chains === undefined) return null;
   const ids = new Int32Array(chains.size).fill(-1);
   const policies = new Array<string | null>(chains.size).fill(null);
-  return { chains, next: 0, nextDeclared: 0, ids, matched: new Uint8Array(chains.size), policies };
+  const nameCodes = new Int32Array(chains.targetNames.length).fill(UNKNOWN_CODE);
+  return { chains, next: 0, nextDeclared: 0, ids, matched: new Uint8Array(chains.size), policies, nameCodes };
 }
 
 /**
@@ -377,10 +386,11 @@ class Parser {
   }
 
   /**
-   * Reads the `-A` lines at `start` as one run of the expected text when they are, byte for
-   * byte, the same chain's rules there in the same table (tried only where a run of the chain
-   * begins: `previous`, the line before, is not one of its rules). Returns how many lines it
-   * read (0: none, the line is read as usual), and sets {@link afterRun}.
+   * Reads the `-A` lines at `start` as runs of the expected text when they are, byte for byte,
+   * the same chain's rules there in the same table (tried only where a run of the chain begins:
+   * `previous`, the line before, is not one of its rules), and goes on with the chains the text
+   * puts next for as long as the lines are theirs. Returns how many lines it read (0: none, the
+   * line is read as usual), and sets {@link afterRun}.
    *
    * Such lines are printed by our writers and accepted by iptables-restore: they are recorded
    * as the fast path records its rules (entries built on demand), with the targets the writer
@@ -399,8 +409,7 @@ class Parser {
     if (previous >= 0 && sameAppendChain(text, previous, start + 3, nameLength)) return 0;
     // The chain the text's order puts next (past chains without rules), else found by name.
     const all = expected.chains.chains;
-    let k = expected.next;
-    while (k < all.length && (all[k] as SaveTextChain).count === 0) k++;
+    let k = nextWithRules(all, expected.next);
     const saved = (this.expected as ExpectedText).saved.text;
     let chain = all[k];
     let run = chain === undefined ? null : runAt(text, start, saved, chain);
@@ -411,18 +420,45 @@ class Parser {
       if (run === null) return 0;
       k = chain.index;
     }
-    chain = chain as SaveTextChain;
+    if (!this.takeRun(table, expected, k, run, start, line)) return 0;
+    // The chains after it, while the text goes on with their lines (their lines follow on in the
+    // expected text, so their own runs start where the last one ended).
+    let lines = (chain as SaveTextChain).count;
+    let at = this.afterRun;
+    for (;;) {
+      const next = nextWithRules(all, k + 1);
+      const following = all[next];
+      if (following === undefined) break;
+      const more = runAt(text, at, saved, following);
+      if (more === null || !this.takeRun(table, expected, next, more, at, line + lines)) break;
+      k = next;
+      lines += following.count;
+      at = this.afterRun;
+    }
+    this.afterRun = at;
+    return lines;
+  }
+
+  /**
+   * Records `run`, the lines at `start` equal to those of the expected text's chain `k`, as that
+   * chain's rules (see {@link expectedRun}); false, recording nothing, when they must be read as
+   * usual. Sets {@link afterRun}.
+   */
+  takeRun(table: OpenTable, expected: ExpectedTable, k: number, run: string, start: number, line: number): boolean {
+    const chains = expected.chains;
+    const chain = chains.chains[k] as SaveTextChain;
     // The writer of the text recorded each line's target, and whether its lines are plain: a run
     // the usual reading might see otherwise (see plain-lines.ts) is left to it.
     const targets = chain.targets;
-    if (targets === undefined || chain.plain !== true) return 0;
+    if (targets === undefined || chain.plain !== true) return false;
     // (A line that long may break iptables-restore's limits on arguments: read as usual.)
-    for (let at = 0, n = 0; n < chain.count; n++) {
-      let end = run.indexOf("\n", at);
-      if (end < 0) end = run.length;
-      if (end - at > MAX_ARGUMENT_BYTES / 3) return 0;
-      at = end + 1;
-    }
+    if (run.length > MAX_ARGUMENT_BYTES / 3)
+      for (let at = 0, n = 0; n < chain.count; n++) {
+        let end = run.indexOf("\n", at);
+        if (end < 0) end = run.length;
+        if (end - at > MAX_ARGUMENT_BYTES / 3) return false;
+        at = end + 1;
+      }
     expected.next = k + 1;
     expected.matched[k] = 1;
     // As the fast path does for a rule valid in IPv6 only (an IPv4 text has no IPv6 address).
@@ -439,29 +475,36 @@ class Parser {
     const ids = expected.ids;
     if (this.runCodes.length < chain.count) this.runCodes = new Int32Array(chain.count * 2);
     const codes = this.runCodes;
+    const serialIndex = chains.serialIndex;
+    const nameCodes = expected.nameCodes;
     for (let n = 0; n < chain.count; n++) {
-      const target = targets[n] as SaveTextTarget;
+      const target = targets[n] as number;
       let code: number;
-      if (target === null) code = structure.targetCodeOf(null, false);
-      else if (typeof target === "string") code = structure.targetCodeOf(target, isChainName(target));
-      else {
+      if (target >= 0) {
         // A chain of the text, taken by its id when the table declared it (no name looked up).
-        const id = target.index < 0 ? -1 : (ids[target.index] as number);
-        code =
-          id >= 0 && isChainName(target.name)
-            ? id
-            : structure.targetCodeOf(target.name, isChainName(target.name));
+        const index = serialIndex[target] as number;
+        const id = index < 0 ? -1 : (ids[index] as number);
+        const name = chains.serialNames[target] as string;
+        code = id >= 0 && isChainName(name) ? id : structure.targetCodeOf(name, isChainName(name));
+      } else if (target === -1) code = structure.targetCodeOf(null, false);
+      else {
+        code = nameCodes[-2 - target] as number;
+        if (code === UNKNOWN_CODE) {
+          const name = chains.targetNames[-2 - target] as string;
+          code = structure.targetCodeOf(name, isChainName(name));
+          nameCodes[-2 - target] = code;
+        }
       }
       codes[n] = code;
     }
     const declared = ids[k] as number;
-    if (declared >= 0)
-      structure.runOfDeclared(declared, expected.chains.names[k] as string, codes.subarray(0, chain.count));
-    else structure.run(text.slice(start + 3, nameEnd), codes.subarray(0, chain.count));
-    table.log.addRun(start + 3, start + (chain.end - chain.start), line, chain.count);
-    this.afterRun = start + (chain.end - chain.start) + 1;
+    const name = chains.names[k] as string;
+    if (declared >= 0) structure.runOfDeclared(declared, name, codes.subarray(0, chain.count));
+    else structure.run(name, codes.subarray(0, chain.count));
+    table.log.addRun(start + 3, start + run.length, line, chain.count);
+    this.afterRun = start + run.length + 1;
     this.expectedLines += chain.count;
-    return chain.count;
+    return true;
   }
 
   /**
@@ -949,6 +992,12 @@ function sameAppendChain(text: string, previous: number, name: number, length: n
  * The lines of `text` at `start` when they are, byte for byte, the rules of `chain` in the
  * expected text `saved` (and end there, at a newline or at the end of the text); else null.
  */
+/** The first of `chains` from `k` on that has rules (`chains.length` when none has). */
+function nextWithRules(chains: readonly SaveTextChain[], k: number): number {
+  while (k < chains.length && (chains[k] as SaveTextChain).count === 0) k++;
+  return k;
+}
+
 function runAt(text: string, start: number, saved: string, chain: SaveTextChain): string | null {
   if (chain.count === 0) return null;
   const after = start + chain.end - chain.start;
