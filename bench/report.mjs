@@ -378,7 +378,14 @@ function lowerBoundRows(results) {
       continue;
     }
     const [w, u] = ["wall", "cpu"].map((m) => c[m].median / floor.cases.floor[m].median);
-    rows.push([target, bound, times(w), times(u), verdict(u, limit, roundRatios(kind)), measuredIn(results, floor)]);
+    rows.push([
+      target,
+      bound,
+      times(w),
+      times(u),
+      verdict(u, limit, roundRatios(kind)),
+      measuredIn(results, floor),
+    ]);
   }
   // `diff DUMP CLUSTER` ≤ 2 s CPU: its bound in CPU ms, in-process and cold beside the CLI's
   // case (ab:diff-bound), and as whole processes beside the CLI's (cli-floor.mjs).

@@ -33,7 +33,8 @@ const { values } = parseArgs({
   },
 });
 const ROUNDS = values.rounds === undefined ? undefined : Number(values.rounds);
-if (ROUNDS !== undefined && !(Number.isInteger(ROUNDS) && ROUNDS > 0)) throw new Error("--rounds N: a positive integer");
+if (ROUNDS !== undefined && !(Number.isInteger(ROUNDS) && ROUNDS > 0))
+  throw new Error("--rounds N: a positive integer");
 // Small models get more runs; from 5,000 services one run takes seconds on a busy 2-core box.
 const COLD_RUNS = values.quick ? 2 : 5;
 const WARM_SAMPLES = values.quick ? 3 : 10;

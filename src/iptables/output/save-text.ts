@@ -238,7 +238,9 @@ class TableText {
     const chain = this.runChain as ChainText;
     const jump = shape.jump;
     chain.target(
-      this.targetCode(jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string)),
+      this.targetCode(
+        jump === null || typeof jump === "string" ? jump : this.targetChain(values[jump] as string),
+      ),
       lines,
     );
     if (chain.plain)

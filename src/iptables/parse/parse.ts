@@ -444,7 +444,14 @@ class Parser {
    * chain's rules (see {@link expectedRun}); false, recording nothing, when they must be read as
    * usual. Sets {@link afterRun}.
    */
-  takeRun(table: OpenTable, expected: ExpectedTable, k: number, run: string, start: number, line: number): boolean {
+  takeRun(
+    table: OpenTable,
+    expected: ExpectedTable,
+    k: number,
+    run: string,
+    start: number,
+    line: number,
+  ): boolean {
     const chains = expected.chains;
     const chain = chains.chains[k] as SaveTextChain;
     // The writer of the text recorded each line's target, and whether its lines are plain: a run
