@@ -32,7 +32,7 @@ describe("IntList", () => {
           }
           expect(list.length).toBe(reference.length);
           expect([...list.view()]).toEqual(reference);
-          reference.forEach((v, i) => expect(list.at(i)).toBe(v));
+          for (const [i, v] of reference.entries()) expect(list.at(i)).toBe(v);
           if (reference.length > 0) {
             list.set(0, 7);
             expect(list.at(0)).toBe(7);
