@@ -325,6 +325,17 @@ function issue21Targets(results) {
   return rows;
 }
 
+/** The chance of `k` or more heads in `n` fair coin tosses (a one-sided sign test's p-value). */
+export function signTestTail(n, k) {
+  let sum = 0;
+  let choose = 1; // n choose i, from i = 0 on
+  for (let i = 0; i <= n; i++) {
+    if (i >= k) sum += choose;
+    choose = (choose * (n - i)) / (i + 1);
+  }
+  return sum / 2 ** n;
+}
+
 /**
  * The lower bounds under the targets: processes and loops that do only part of what the CLI and
  * the library must do (bench/minimal-writer.mjs, minimal-save-writer.mjs, required-writer.mjs),
@@ -334,16 +345,19 @@ function issue21Targets(results) {
 function lowerBoundRows(results) {
   const rows = [];
   const times = (r) => `${r.toFixed(2)}×`;
-  // A bound proves its target out of reach only when it is over the limit in the median and in
-  // at least four rounds of five: a median of a few rounds on this machine moves by a tenth,
-  // and a bound a hair over its limit in one run has been under it in the next.
+  // A bound proves its target out of reach only when its median is over the limit with 95%
+  // confidence: a one-sided sign test on its rounds (with as many rounds over the limit as
+  // under it, the chance of seeing this many over, or more, is under 5%). A median of five
+  // rounds on this machine moves by a tenth: a bound a hair over its limit in one run has been
+  // under it in the next. Five rounds prove it only when all five are over.
   const verdict = (cpu, limit, rounds) => {
     if (cpu <= limit) return "under the limit: not a proof";
     if (rounds === undefined) return "over the limit in the median (rounds not kept): not a proof";
     const over = rounds.filter((r) => r > limit).length;
-    return over >= 0.8 * rounds.length
-      ? `**over the limit in the median and in ${over} of ${rounds.length} rounds: out of reach**`
-      : `over the limit in the median, in ${over} of ${rounds.length} rounds only: not a proof`;
+    const p = signTestTail(rounds.length, over);
+    return p < 0.05
+      ? `**over the limit in ${over} of ${rounds.length} rounds (sign test p = ${p.toFixed(3)}): out of reach**`
+      : `over the limit in the median, in ${over} of ${rounds.length} rounds (sign test p = ${p.toFixed(2)}): not a proof`;
   };
   const floor = results.cliFloor;
   /** Per round, a kind's CPU over the floor's of the same round (when the rounds were kept). */
