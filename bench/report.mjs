@@ -573,7 +573,7 @@ export function renderReport(results) {
   out.push(
     "Each bound does only part of what the CLI or the library must do, and writes the same bytes (compared every round). " +
       "Ratios are to the same floor or yardstick as the target's, medians, CPU the figure compared. A bound over its limit " +
-      "proves the target out of reach for any code that does at least that much. The `diff` rows are seconds of CPU, as its target.",
+      "proves the target out of reach for any code that does at least that much, when a one-sided sign test on its rounds puts its median over the limit at 95% (the verdict says how many rounds were over). The `diff` rows are seconds of CPU, as its target.",
   );
   out.push("");
   out.push(
