@@ -70,6 +70,13 @@ describe("chains a rule names must be declared above it (without --noflush)", ()
   });
 });
 
+describe("table lines", () => {
+  it("names an object's built-in property does not make a table (nor a crash)", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"])
+      expect(problems(`*${name}\nCOMMIT\n`)).toEqual([`1:2 unable to initialize table '${name}'`]);
+  });
+});
+
 describe("chain lines", () => {
   it("a built-in chain's policy is ACCEPT or DROP (or -)", () => {
     expect(problems(filter(":INPUT RETURN [0:0]"))).toEqual([

@@ -141,6 +141,7 @@ const CASES: readonly Case[] = [
   { name: "a user chain with a policy", text: filter(":X ACCEPT [0:0]") },
   { name: "a user chain declared twice", text: filter(":X - [0:0]", ":X - [0:0]") },
   // ---- refused
+  { name: "a table named like an object property", text: "*constructor\nCOMMIT\n" },
   { name: "-A to an undeclared chain", text: filter("-A KUBE-NOPE -j ACCEPT") },
   { name: "-A to a chain declared below", text: filter("-A X -j ACCEPT", ":X - [0:0]") },
   { name: "-A to a built-in chain of another table", text: nat("-A FORWARD -j ACCEPT") },
