@@ -1,5 +1,5 @@
 // What people paste: detection of its form, the one problem for a prompt, a password prompt, a
-// Markdown code fence or CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
+// Markdown code fence, an indented dump or CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { detectTextForm, parseRules } from "../../src/index.js";
@@ -101,6 +101,18 @@ describe("pastedTextProblem", () => {
     // A backtick inside YAML or a comment is no fence.
     expect(pastedTextProblem("a: |\n  ```\n", false)).toBeNull();
     expect(pastedTextProblem('-A X -m comment --comment "```" -j RETURN\n', true)).toBeNull();
+  });
+  it("names an indented table, chain or COMMIT line (iptables-restore reads them only at a line's start)", () => {
+    const indented = (prefix: string) => SAVE.replace(/^(?=[*:C])/gm, prefix);
+    for (const prefix of ["\t", "  "]) {
+      const p = pastedTextProblem(indented(prefix), true);
+      expect(p?.line).toBe(1);
+      expect(p?.message).toMatch(/^this line is indented \(it starts with blanks\).*remove the indentation/);
+    }
+    expect(pastedTextProblem(SAVE.replace("COMMIT", " COMMIT"), true)?.line).toBe(5);
+    // An indented rule line loads (iptables-restore skips the blanks before a command).
+    expect(pastedTextProblem(SAVE.replace("COMMIT", "  -A INPUT -j ACCEPT\nCOMMIT"), true)).toBeNull();
+    expect(pastedTextProblem("a:\n  :b\n", false)).toBeNull();
   });
   it("names sudo's password prompt", () => {
     expect(pastedTextProblem(`[sudo] password for alice:\n${SAVE}`, true)?.message).toMatch(

@@ -175,7 +175,7 @@ export function detectTextForm(text: string): TextForm {
 /**
  * What was pasted along with rules text, or into it, that makes it unreadable: a shell prompt
  * line, a password prompt or a Markdown code fence (anywhere in rules text; at the top of a
- * cluster file), or Windows
+ * cluster file), an indented table, chain or COMMIT line, or Windows
  * line endings in rules text (iptables-restore refuses them). One problem, saying what the text
  * is and what to do, instead of a parse error per line; `null` when there is none.
  *
@@ -221,6 +221,16 @@ export function pastedTextProblem(text: string, rules: boolean): Problem | null 
         `this line is a shell prompt and command (\`${trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed}'), not part of the output: remove it and keep only what the command printed (or save it to a file: sudo iptables-save > node.txt)`,
       );
     if (!rules) return null;
+    // iptables-restore reads `*table`, `:chain` and `COMMIT` only at a line's start (an indented
+    // `-A` line loads): an indented dump, as pasted into a list or a mail, fails at its first line.
+    if (
+      (raw.charCodeAt(0) === 32 || raw.charCodeAt(0) === 9) &&
+      (trimmed.startsWith("*") || trimmed.startsWith(":") || trimmed === "COMMIT")
+    )
+      return pasted(
+        line,
+        "this line is indented (it starts with blanks), and iptables-restore reads *table, :chain and COMMIT lines only at the start of a line: remove the indentation (sed 's/^[[:blank:]]*//')",
+      );
     if (raw.endsWith("\r") && !trimmed.startsWith("#"))
       return pasted(
         line,
