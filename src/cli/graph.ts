@@ -13,6 +13,7 @@ import {
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import type { TraceResult } from "../trace/index.js";
 import { writeErr, writeNote, writeOut } from "./io.js";
+import { whyNoServicePorts } from "./no-service-ports.js";
 import { checkNodeOptions, NODE_OPTIONS } from "./node-options.js";
 import { readState } from "./read-state.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -78,6 +79,12 @@ async function stateOf(args: readonly string[], values: Values): Promise<RuleSet
   return (await readState(args, values, family))?.state ?? null;
 }
 
+/** "no service port has rules in this input", and why when the rules tell. */
+function noServicePorts(state: RuleSet): string {
+  const why = whyNoServicePorts(state);
+  return `no service port has rules in this input${why === null ? "" : ` (${why})`}`;
+}
+
 /** A file name for a service port's picture: `ns_name_port.svg`, with nothing a path would read. */
 function fileNameOf(servicePort: string, format: GraphFormat): string {
   const ext = format === "mermaid" ? "mmd" : format;
@@ -105,18 +112,20 @@ export async function runGraph(argv: readonly string[]): Promise<number> {
   const state = await stateOf(positionals, values);
   if (state === null) return EXIT_INPUT;
   const all = listServicePorts(state);
+  const none = all.length === 0 ? noServicePorts(state) : "";
   if (values.list === true) {
+    if (all.length === 0) writeNote(none);
     writeOut(all.length === 0 ? "" : `${all.join("\n")}\n`);
     return EXIT_OK;
   }
   const missing = select.filter((s) => !all.some((p) => p === s || p.startsWith(`${s}:`)));
   if (missing.length > 0) {
     for (const s of missing) writeErr(`--service ${s}: no rule names this service port`);
-    writeNote(all.length === 0 ? "no service port has rules" : `service ports: ${all.join(", ")}`);
+    writeNote(all.length === 0 ? none : `service ports: ${all.join(", ")}`);
     return EXIT_INPUT;
   }
   if (all.length === 0) {
-    writeErr("no service port has rules in this input");
+    writeErr(none);
     return EXIT_INPUT;
   }
   if (values.out === undefined) {

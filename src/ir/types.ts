@@ -141,14 +141,19 @@ export interface RuleSet {
   readonly tables: readonly Table[];
 }
 
-/** The built-in chains of each table, in netfilter hook order (the order iptables-save prints them). */
-export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = {
-  raw: ["PREROUTING", "OUTPUT"],
-  mangle: ["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"],
-  filter: ["INPUT", "FORWARD", "OUTPUT"],
-  nat: ["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"],
-  security: ["INPUT", "FORWARD", "OUTPUT"],
-};
+/**
+ * The built-in chains of each table, in netfilter hook order (the order iptables-save prints them).
+ * Looked up by table names read from text: no prototype, so `*constructor` names no table.
+ */
+export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, readonly string[]>, {
+    raw: ["PREROUTING", "OUTPUT"],
+    mangle: ["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"],
+    filter: ["INPUT", "FORWARD", "OUTPUT"],
+    nat: ["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"],
+    security: ["INPUT", "FORWARD", "OUTPUT"],
+  }),
+);
 
 /** Whether `chain` is a built-in chain of `table`. */
 export function isBuiltinChain(table: string, chain: string): boolean {

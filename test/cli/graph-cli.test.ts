@@ -102,6 +102,47 @@ describe("kube-iptables graph", () => {
     expect(existsSync(join(dir, "nothing"))).toBe(false);
   });
 
+  it("a dump without service chains says why when it can tell (IPVS mode, no nat table)", async () => {
+    const nat = (...rules: string[]) =>
+      [
+        "*nat",
+        ":PREROUTING ACCEPT [0:0]",
+        ":INPUT ACCEPT [0:0]",
+        ":OUTPUT ACCEPT [0:0]",
+        ":POSTROUTING ACCEPT [0:0]",
+        ":KUBE-SERVICES - [0:0]",
+        ":KUBE-MARK-MASQ - [0:0]",
+        '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+        "-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000",
+        ...rules,
+        "COMMIT",
+        "",
+      ].join("\n");
+    const files = {
+      ipvs: nat(
+        "-A KUBE-SERVICES ! -s 198.18.0.0/16 -m set --match-set KUBE-CLUSTER-IP dst,dst -j KUBE-MARK-MASQ",
+        "-A KUBE-SERVICES -m set --match-set KUBE-CLUSTER-IP dst,dst -j ACCEPT",
+      ),
+      empty: nat(),
+      filterOnly: "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n",
+    };
+    const expected = {
+      ipvs: /\(KUBE-SERVICES matches the KUBE-CLUSTER-IP ipset: kube-proxy runs in IPVS mode here/,
+      empty: /\(the nat table's KUBE-SERVICES chain is empty or missing: /,
+      filterOnly: /\(the input has no nat table, where kube-proxy's service rules are\)/,
+    };
+    for (const [name, text] of Object.entries(files)) {
+      const file = join(dir, `${name}.save`);
+      writeFileSync(file, text);
+      const drawn = await capture(runGraph, [file]);
+      expect(drawn.code, name).toBe(2);
+      expect(drawn.err, name).toMatch(/no service port has rules in this input \(/);
+      expect(drawn.err, name).toMatch(expected[name as keyof typeof expected]);
+      const listed = await capture(runGraph, [file, "--list"]);
+      expect([listed.code, listed.out], name).toEqual([0, ""]);
+      expect(listed.err, name).toMatch(expected[name as keyof typeof expected]);
+    }
+  });
   it("an unreadable dump fails with its line (exit 2)", async () => {
     const bad = join(dir, "bad.save");
     writeFileSync(

@@ -1,5 +1,5 @@
-// What people paste: detection of its form, the one problem for a prompt, a password prompt or
-// CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
+// What people paste: detection of its form, the one problem for a prompt, a password prompt, a
+// Markdown code fence, an indented dump or CRLF line endings, and headerless rule lines read as the tables kube-proxy's chains live in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { detectTextForm, parseRules } from "../../src/index.js";
@@ -85,6 +85,34 @@ describe("pastedTextProblem", () => {
       expect(p?.message).toContain(`(\`${prompt}')`);
       expect(p?.message).toMatch(/keep only what the command printed/);
     }
+  });
+  it("names a Markdown code fence around the dump, at the top or anywhere in rules text", () => {
+    for (const fence of ["```", "```console", "``` bash", "~~~"]) {
+      expect(detectTextForm(`${fence}\n${SAVE}${fence}\n`)).toBe("save");
+      const p = pastedTextProblem(`${fence}\n${SAVE}`, true);
+      expect(p?.line).toBe(1);
+      expect(p?.message).toBe(
+        `this line is a Markdown code fence (${fence}), not part of the output: remove the fence lines and keep only what the command printed`,
+      );
+      expect(pastedTextProblem(`${SAVE}${fence}\n`, true)?.line).toBe(6);
+    }
+    // At the top of a cluster file too (it would be read as YAML and fail on the backtick).
+    expect(pastedTextProblem("```yaml\nservices: []\n```\n", false)?.line).toBe(1);
+    // A backtick inside YAML or a comment is no fence.
+    expect(pastedTextProblem("a: |\n  ```\n", false)).toBeNull();
+    expect(pastedTextProblem('-A X -m comment --comment "```" -j RETURN\n', true)).toBeNull();
+  });
+  it("names an indented table, chain or COMMIT line (iptables-restore reads them only at a line's start)", () => {
+    const indented = (prefix: string) => SAVE.replace(/^(?=[*:C])/gm, prefix);
+    for (const prefix of ["\t", "  "]) {
+      const p = pastedTextProblem(indented(prefix), true);
+      expect(p?.line).toBe(1);
+      expect(p?.message).toMatch(/^this line is indented \(it starts with blanks\).*remove the indentation/);
+    }
+    expect(pastedTextProblem(SAVE.replace("COMMIT", " COMMIT"), true)?.line).toBe(5);
+    // An indented rule line loads (iptables-restore skips the blanks before a command).
+    expect(pastedTextProblem(SAVE.replace("COMMIT", "  -A INPUT -j ACCEPT\nCOMMIT"), true)).toBeNull();
+    expect(pastedTextProblem("a:\n  :b\n", false)).toBeNull();
   });
   it("names sudo's password prompt", () => {
     expect(pastedTextProblem(`[sudo] password for alice:\n${SAVE}`, true)?.message).toMatch(

@@ -70,6 +70,25 @@ describe("chains a rule names must be declared above it (without --noflush)", ()
   });
 });
 
+describe("table lines", () => {
+  it("the table is the first blank-separated word after *: blanks around it and words after it are ignored", () => {
+    for (const head of ["*filter ", "*filter\t", "* filter", "*filter x"]) {
+      const { ruleSet, problems: found } = parseRules(filter("-A INPUT -j ACCEPT").replace("*filter", head));
+      expect(found, JSON.stringify(head)).toEqual([]);
+      expect(ruleSet.tables.map((t) => t.name)).toEqual(["filter"]);
+    }
+  });
+  it("no word, or a word that names no table, is refused", () => {
+    expect(problems("*\nCOMMIT\n")).toEqual(["1:2 line 1 table name invalid"]);
+    expect(problems("*  \nCOMMIT\n")).toEqual(["1:2 line 1 table name invalid"]);
+    expect(problems("*  bogus x\nCOMMIT\n")).toEqual(["1:4 unable to initialize table 'bogus'"]);
+  });
+  it("names an object's built-in property does not make a table (nor a crash)", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"])
+      expect(problems(`*${name}\nCOMMIT\n`)).toEqual([`1:2 unable to initialize table '${name}'`]);
+  });
+});
+
 describe("chain lines", () => {
   it("a built-in chain's policy is ACCEPT or DROP (or -)", () => {
     expect(problems(filter(":INPUT RETURN [0:0]"))).toEqual([

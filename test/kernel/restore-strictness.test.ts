@@ -87,6 +87,15 @@ const CASES: readonly Case[] = [
         "-A OPENSHIFT-MASQUERADE -s 198.18.0.0/16 -j MASQUERADE",
       ),
   },
+  {
+    name: "blanks after the table name",
+    text: filter("-A INPUT -j ACCEPT").replace("*filter", "*filter \t"),
+  },
+  {
+    name: "blanks before the table name",
+    text: filter("-A INPUT -j ACCEPT").replace("*filter", "*  filter"),
+  },
+  { name: "a word after the table name", text: filter("-A INPUT -j ACCEPT").replace("*filter", "*filter x") },
   { name: "a chain made with -N, then jumped to", text: filter("-N X", "-A INPUT -j X") },
   { name: "a NUL: the rest of the line is not read", text: filter("-A INPUT -j ACCEPT\u0000 garbage") },
   {
@@ -141,6 +150,9 @@ const CASES: readonly Case[] = [
   { name: "a user chain with a policy", text: filter(":X ACCEPT [0:0]") },
   { name: "a user chain declared twice", text: filter(":X - [0:0]", ":X - [0:0]") },
   // ---- refused
+  { name: "a table line without a name", text: "*\nCOMMIT\n" },
+  { name: "a table line of blanks", text: "* \t\nCOMMIT\n" },
+  { name: "a table named like an object property", text: "*constructor\nCOMMIT\n" },
   { name: "-A to an undeclared chain", text: filter("-A KUBE-NOPE -j ACCEPT") },
   { name: "-A to a chain declared below", text: filter("-A X -j ACCEPT", ":X - [0:0]") },
   { name: "-A to a built-in chain of another table", text: nat("-A FORWARD -j ACCEPT") },

@@ -28,11 +28,17 @@ const PROMPT_LINE =
   /^(?:[\w.-]+@[\w.-]+[^\s#$%>]*|\[[^\]\n]*\]|[\w.~:/-]+)?[ \t]?[#$%>][ \t]+(?:\S*\/)?(?:sudo|doas|su|ip6?tables[\w-]*|kubectl|oc|cat|ssh|nsenter|docker|crictl|k3s|minikube|kind|microk8s|grep|tee|less)(?:[ \t]|$)/;
 /** What sudo (or su) asks before it runs the command. */
 const PASSWORD_LINE = /^(?:\[sudo\] password for [^:\n]*:|Password:)[ \t]*$/;
+/**
+ * A Markdown code fence around a dump copied from an issue or a chat: three or more backticks
+ * or tildes, maybe a language name (no rules text or YAML line is one).
+ */
+const FENCE_LINE = /^(?:`{3,}|~{3,})[ \t]*[\w+.-]*$/;
 
-/** Whether a line (without its newline) is a shell prompt line or a password prompt. */
-function shellLineKind(line: string): "prompt" | "password" | null {
+/** Whether a line (without its newline) is a shell prompt line, a password prompt or a code fence. */
+function shellLineKind(line: string): "prompt" | "password" | "fence" | null {
   if (line.startsWith("#") || line.startsWith("*") || line.startsWith(":") || line.startsWith("-"))
     return null;
+  if (FENCE_LINE.test(line)) return "fence";
   if (PASSWORD_LINE.test(line)) return "password";
   return PROMPT_LINE.test(line) ? "prompt" : null;
 }
@@ -136,7 +142,7 @@ function hasNonAppendCommand(text: string): boolean {
 
 /**
  * Detects the form of a text. Rules text starts (after blank and `#` lines, and any shell or
- * password prompt pasted above it) with `*table`, or is rule lines without one (as
+ * password prompt or code fence pasted above it) with `*table`, or is rule lines without one (as
  * `iptables-save | grep` prints them: `restore`, see `readHeaderlessRules`); it is `save` when every built-in chain line carries a policy and counters, no command other than
  * `-A` appears, and every `-s`/`-d` address has a mask (iptables-save always prints one);
  * otherwise `restore`. Anything else is a `cluster` file.
@@ -168,7 +174,8 @@ export function detectTextForm(text: string): TextForm {
 
 /**
  * What was pasted along with rules text, or into it, that makes it unreadable: a shell prompt
- * line or a password prompt (anywhere in rules text; at the top of a cluster file), or Windows
+ * line, a password prompt or a Markdown code fence (anywhere in rules text; at the top of a
+ * cluster file), an indented table, chain or COMMIT line, or Windows
  * line endings in rules text (iptables-restore refuses them). One problem, saying what the text
  * is and what to do, instead of a parse error per line; `null` when there is none.
  *
@@ -203,12 +210,27 @@ export function pastedTextProblem(text: string, rules: boolean): Problem | null 
         line,
         "this line is a password prompt (sudo's), not part of the output: remove it, or save the output to a file (sudo iptables-save > node.txt) and give that file",
       );
+    if (kind === "fence")
+      return pasted(
+        line,
+        `this line is a Markdown code fence (${trimmed}), not part of the output: remove the fence lines and keep only what the command printed`,
+      );
     if (kind === "prompt")
       return pasted(
         line,
         `this line is a shell prompt and command (\`${trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed}'), not part of the output: remove it and keep only what the command printed (or save it to a file: sudo iptables-save > node.txt)`,
       );
     if (!rules) return null;
+    // iptables-restore reads `*table`, `:chain` and `COMMIT` only at a line's start (an indented
+    // `-A` line loads): an indented dump, as pasted into a list or a mail, fails at its first line.
+    if (
+      (raw.charCodeAt(0) === 32 || raw.charCodeAt(0) === 9) &&
+      (trimmed.startsWith("*") || trimmed.startsWith(":") || trimmed === "COMMIT")
+    )
+      return pasted(
+        line,
+        "this line is indented (it starts with blanks), and iptables-restore reads *table, :chain and COMMIT lines only at the start of a line: remove the indentation (sed 's/^[[:blank:]]*//')",
+      );
     if (raw.endsWith("\r") && !trimmed.startsWith("#"))
       return pasted(
         line,

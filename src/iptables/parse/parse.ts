@@ -578,9 +578,16 @@ class Parser {
         this.problem(line, 1, `table ${this.current.name}: missing COMMIT before a new table`);
         this.closeTable();
       }
-      const name = text.slice(start + 1, end);
+      // iptables-restore takes the first blank-separated word (strtok on " \t"): blanks before
+      // it and anything after it are ignored, so a pasted `*filter ` still names filter.
+      let from = start + 1;
+      while (from < end && (text.charCodeAt(from) === 32 || text.charCodeAt(from) === 9)) from++;
+      let to = from;
+      while (to < end && text.charCodeAt(to) !== 32 && text.charCodeAt(to) !== 9) to++;
+      const name = text.slice(from, to);
       const valid = BUILTIN_CHAINS[name] !== undefined;
-      if (!valid) this.problem(line, 2, `unable to initialize table '${name}'`);
+      if (name === "") this.problem(line, 2, `line ${line} table name invalid`);
+      else if (!valid) this.problem(line, from - start + 1, `unable to initialize table '${name}'`);
       const expected = valid ? expectedTable(this.expected?.saved.tables.get(name)) : null;
       this.current = {
         name,
