@@ -5,6 +5,7 @@
  */
 import { DEFAULT_PROFILE } from "../model/profiles.js";
 import type { ProxyConfig } from "../model/types.js";
+import { trimGoSpace } from "./go-strings.js";
 import type { ProxyConfigInput } from "./types.js";
 
 /**
@@ -47,7 +48,7 @@ export function resolveConfig(
       : c.detectLocal.mode === "ClusterCIDR" || c.detectLocal.mode === "NodeCIDR"
         ? { mode: c.detectLocal.mode, cidrs: c.detectLocal.cidrs ?? [] }
         : (c.detectLocal as ProxyConfig["detectLocal"]);
-  return {
+  const resolved: ProxyConfig = {
     ipFamily: c.ipFamily ?? DEFAULT_CONFIG.ipFamily,
     hostname: c.hostname ?? DEFAULT_CONFIG.hostname,
     nodeIPs: c.nodeIPs ?? DEFAULT_CONFIG.nodeIPs,
@@ -65,4 +66,20 @@ export function resolveConfig(
       : { allowServiceExternalIPs: c.allowServiceExternalIPs }),
     ...overrides,
   };
+  // A hostname of another type is the validator's to report; it is kept as it is.
+  if (typeof resolved.hostname !== "string") return resolved;
+  const name = nodeName(resolved.hostname);
+  return name === resolved.hostname ? resolved : { ...resolved, hostname: name };
+}
+
+/**
+ * The node name kube-proxy runs as, from its `--hostname-override`: GetHostname trims it and
+ * lower-cases it, so `Node-A` (say, from a node's `hostname`) is node `node-a`, as the kubelet
+ * registers it and endpoints name it.
+ *
+ * @example
+ * nodeName(" Node-A ") // "node-a"
+ */
+export function nodeName(hostname: string): string {
+  return trimGoSpace(hostname).toLowerCase();
 }

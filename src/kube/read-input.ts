@@ -17,6 +17,7 @@ import {
   type Tags,
   visit,
 } from "yaml";
+import { kubectlTextForm } from "./kubectl-text.js";
 import type { ReadOptions } from "./list.js";
 import {
   type ReadResult,
@@ -101,6 +102,9 @@ export function readClusterText(source: string, options: ReadOptions = {}): Read
  */
 export function readClusterYaml(source: string, options: ReadOptions = {}): ReadResult {
   const text = withoutByteOrderMark(source);
+  // kubectl's table or describe output: one message saying so, not a YAML or cluster-file one.
+  const human = kubectlTextForm(text);
+  if (human !== undefined) return unreadable(human.message, { line: human.line, col: 1 });
   const lineCounter = new LineCounter();
   // No warnings on the process's stderr: what yaml would warn about is reported below.
   // YAML 1.1 with go-yaml v2's scalars and `<<` merge keys, as kubectl reads it.

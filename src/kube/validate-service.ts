@@ -38,7 +38,7 @@ import {
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelKey, portName } from "./validate-names.js";
-import { type JsonObject, type Report, show } from "./validate-report.js";
+import { isObject, type JsonObject, type Report, show } from "./validate-report.js";
 
 const TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"] as const;
 const FAMILIES = ["IPv4", "IPv6"] as const;
@@ -109,7 +109,13 @@ export function validateService(
     } else if (ips[0] === "None") {
       r.warn("SKIPPED", undefined, "headless Service (clusterIP None): kube-proxy makes no rules for it");
     } else if (ips.length === 0) {
-      r.warn("SKIPPED", undefined, "Service without a cluster IP: kube-proxy makes no rules for it");
+      // The API server assigns one when it creates the Service, so only a manifest that was never
+      // applied (a Helm template, a hand-written file) lacks it: say where the real one is.
+      r.warn(
+        "SKIPPED",
+        undefined,
+        "Service without a cluster IP: kube-proxy makes no rules for it (the API server assigns one when it creates the Service: give the Service as 'kubectl get svc -o yaml' prints it)",
+      );
     } else {
       skipped = false;
     }
@@ -265,6 +271,21 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
       `may only be set on a LoadBalancer Service, not a ${type} Service`,
     );
   }
+  // The API server assigns node ports, and the health check port of a Local LoadBalancer Service,
+  // when it creates the Service: a Service without them is a manifest never applied. kube-proxy
+  // would make no rules for them, as here; say why they are missing (a Service with no cluster IP
+  // at all is reported once, as a whole).
+  if (clusterIPs.length > 0 && !headless) {
+    if (type === "NodePort" || (type === "LoadBalancer" && allocate !== false))
+      noteUnassignedNodePorts(r, spec);
+    if (type === "LoadBalancer" && etp === "Local" && (hc === undefined || hc === 0)) {
+      r.warn(
+        "SKIPPED",
+        "healthCheckNodePort",
+        "not set: kube-proxy makes no health check rule (the API server assigns this port when it creates a LoadBalancer Service with externalTrafficPolicy Local)",
+      );
+    }
+  }
   // API server: the selector is a label map (ValidateLabels).
   checkLabels(r, "selector", spec.selector);
   return {
@@ -274,6 +295,26 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     portProtocols,
     sourceRanges: ranges !== undefined && ranges.length > 0,
   };
+}
+
+/** A warning for each port without a node port (see validateSpec), at `ports[i].nodePort`. */
+function noteUnassignedNodePorts(r: Report, spec: JsonObject): void {
+  const ports = spec.ports;
+  if (!Array.isArray(ports)) return;
+  r.enter("ports");
+  for (let i = 0; i < ports.length; i++) {
+    const port: unknown = ports[i];
+    if (!isObject(port) || (port.nodePort !== undefined && port.nodePort !== null && port.nodePort !== 0))
+      continue;
+    r.enter(i);
+    r.warn(
+      "SKIPPED",
+      "nodePort",
+      "not set: kube-proxy makes no node port rules for this port (the API server assigns a node port when it creates a NodePort or LoadBalancer Service)",
+    );
+    r.leave();
+  }
+  r.leave();
 }
 
 /**

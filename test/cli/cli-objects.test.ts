@@ -270,6 +270,29 @@ items:
   });
 });
 
+describe("kubectl's human-readable output", () => {
+  test("the table of kubectl get and describe output: one message with the line, exit 2", () => {
+    const table = runCli(
+      ["generate", "-", ...NODE],
+      "NAME   TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\nweb    ClusterIP   10.96.0.9    <none>        80/TCP    3d\n",
+    );
+    expect(table.code).toBe(2);
+    expect(stderrLines(table)).toEqual([
+      "kube-iptables: -:1:1: this is the table 'kubectl get' prints, not the objects: run the command again with -o yaml (or -o json) and give what it prints",
+    ]);
+    const described = runCli([
+      "generate",
+      file(
+        "described.txt",
+        "Name:         web\nNamespace:    default\nLabels:       app=web\nAnnotations:  a: b\n",
+      ),
+      ...NODE,
+    ]);
+    expect(described.code).toBe(2);
+    expect(stderrLines(described)[0]).toMatch(/described\.txt:1:1: this is what 'kubectl describe' prints/);
+  });
+});
+
 describe("YAML 1.1 as kubectl reads it", () => {
   test("an octal port and yes / no are what kubectl apply would create", () => {
     const text = [

@@ -519,3 +519,46 @@ describe("objects kube-proxy's informers filter out by label", () => {
     },
   );
 });
+
+describe("kubectl's human-readable output instead of objects", () => {
+  const problemsOf = (text: string) =>
+    readClusterText(text).problems.map((p) => `${p.line}:${p.column} ${p.message}`);
+
+  test("the table of kubectl get, with -A, after a blank line, or of several kinds, is named as such", () => {
+    const table =
+      "this is the table 'kubectl get' prints, not the objects: run the command again with -o yaml (or -o json) and give what it prints";
+    expect(
+      problemsOf(
+        "NAME   TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\nweb    ClusterIP   10.96.0.9    <none>        80/TCP    3d\n",
+      ),
+    ).toEqual([`1:1 ${table}`]);
+    expect(
+      problemsOf("NAMESPACE   NAME   ENDPOINTS        AGE\nshop        web    10.244.0.5:80    3d\n"),
+    ).toEqual([`1:1 ${table}`]);
+    expect(
+      problemsOf(
+        "\nNAME        READY   STATUS    RESTARTS   AGE   NOMINATED NODE\npod/web-1   1/1     Running   0          3d    <none>\n\nNAME   TYPE   CLUSTER-IP\n",
+      ),
+    ).toEqual([`2:1 ${table}`]);
+  });
+
+  test("kubectl describe output is named as such; objects and other text are read as before", () => {
+    expect(
+      problemsOf("Name:              web\nNamespace:         shop\nType:              ClusterIP\n"),
+    ).toEqual([
+      "1:1 this is what 'kubectl describe' prints, not the objects: run 'kubectl get' with -o yaml (or -o json) for the same objects and give what it prints",
+    ]);
+    // `Name:` alone, or a header-like line that is not kubectl's, keeps the old messages.
+    expect(problemsOf("Name: web\nType: ClusterIP\n")).toEqual([]);
+    expect(problemsOf("NAME TYPE\n")[0]).toMatch(/got the string "NAME TYPE"/);
+    expect(readClusterText(serviceYamlText).problems).toEqual([]);
+  });
+});
+
+const serviceYamlText = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  clusterIP: 10.96.0.9
+  ports: [{name: http, port: 80}]
+`;

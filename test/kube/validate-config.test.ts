@@ -11,6 +11,7 @@ import {
   prepareCluster,
   validateClusterInput,
 } from "../../src/index.js";
+import { resolveConfig } from "../../src/kube/config.js";
 
 const services = [
   {
@@ -172,5 +173,42 @@ describe("every config that validates can be printed", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("the hostname, as kube-proxy's --hostname-override", () => {
+  // kube-proxy trims and lower-cases it (GetHostname), as the kubelet does the node's name: a
+  // name given as `hostname` prints it on the node is the node endpoints name.
+  const local = {
+    services: [
+      {
+        metadata: { name: "web", namespace: "default" },
+        spec: {
+          clusterIP: "10.96.0.10",
+          internalTrafficPolicy: "Local",
+          ports: [{ name: "http", port: 80 }],
+        },
+      },
+    ],
+    endpointSlices: [
+      {
+        metadata: { name: "web-a", namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
+        addressType: "IPv4",
+        endpoints: [{ addresses: ["10.244.1.5"], nodeName: "node-a" }],
+        ports: [{ name: "http", port: 8080 }],
+      },
+    ],
+  };
+
+  test("is trimmed and lower-cased, from the config and from the overrides", () => {
+    expect(resolveConfig({ hostname: " Node-A\n" }).hostname).toBe("node-a");
+    expect(resolveConfig({}, { hostname: "NODE-A" }).hostname).toBe("node-a");
+    for (const prepared of [
+      prepareCluster({ ...local, config: { hostname: "Node-A" } } as unknown as ClusterInput),
+      prepareCluster(local as unknown as ClusterInput, { config: { hostname: "NODE-A " } }),
+    ]) {
+      expect(prepared.problems).toEqual([]);
+      expect(prepared.model?.servicePorts[0]?.endpoints.map((e) => e.isLocal)).toEqual([true]);
+    }
   });
 });

@@ -31,6 +31,12 @@ function service(spec: Json = {}, extra: Json = {}): Json {
   };
 }
 
+/** A LoadBalancer Service's spec, with the node port the API server assigns. */
+const LB: Json = {
+  type: "LoadBalancer",
+  ports: [{ name: "http", port: 80, protocol: "TCP", nodePort: 30080 }],
+};
+
 function slice(extra: Json = {}): Json {
   return {
     metadata: { name: "web-abc", namespace: "default", labels: { "kubernetes.io/service-name": "web" } },
@@ -97,10 +103,9 @@ describe("validateClusterInput: good input", () => {
       "a load-balancer ingress IP with leading zeros, a hostname that only a sloppy parser reads as an IP",
       {
         services: [
-          service(
-            { type: "LoadBalancer" },
-            { status: { loadBalancer: { ingress: [{ ip: "203.0.113.001" }, { hostname: "010.1.2.3" }] } } },
-          ),
+          service(LB, {
+            status: { loadBalancer: { ingress: [{ ip: "203.0.113.001" }, { hostname: "010.1.2.3" }] } },
+          }),
         ],
       },
     ],
@@ -390,10 +395,7 @@ describe("validateClusterInput: bad input", () => {
       "an unknown ipMode",
       {
         services: [
-          service(
-            { type: "LoadBalancer" },
-            { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "vip" }] } } },
-          ),
+          service(LB, { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "vip" }] } } }),
         ],
       },
       'error INVALID_VALUE services[0].status.loadBalancer.ingress[0].ipMode: "vip" is not an IP mode (VIP or Proxy)',
@@ -530,16 +532,23 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
     [
       "no cluster IP",
       { services: [service({ clusterIP: "" })] },
-      "warning SKIPPED services[0]: Service without a cluster IP: kube-proxy makes no rules for it",
+      "warning SKIPPED services[0]: Service without a cluster IP: kube-proxy makes no rules for it (the API server assigns one when it creates the Service: give the Service as 'kubectl get svc -o yaml' prints it)",
+    ],
+    [
+      "a NodePort Service without its node port",
+      { services: [service({ type: "NodePort" })] },
+      "warning SKIPPED services[0].spec.ports[0].nodePort: not set: kube-proxy makes no node port rules for this port (the API server assigns a node port when it creates a NodePort or LoadBalancer Service)",
+    ],
+    [
+      "a LoadBalancer Service with externalTrafficPolicy Local without its health check port",
+      { services: [service({ ...LB, externalTrafficPolicy: "Local" })] },
+      "warning SKIPPED services[0].spec.healthCheckNodePort: not set: kube-proxy makes no health check rule (the API server assigns this port when it creates a LoadBalancer Service with externalTrafficPolicy Local)",
     ],
     [
       "ipMode Proxy",
       {
         services: [
-          service(
-            { type: "LoadBalancer" },
-            { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] } } },
-          ),
+          service(LB, { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] } } }),
         ],
       },
       'warning SKIPPED services[0].status.loadBalancer.ingress[0].ipMode: "Proxy": kube-proxy makes no rules for this ingress IP',
@@ -547,12 +556,7 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
     [
       "hostname-only ingress",
       {
-        services: [
-          service(
-            { type: "LoadBalancer" },
-            { status: { loadBalancer: { ingress: [{ hostname: "lb.example.com" }] } } },
-          ),
-        ],
+        services: [service(LB, { status: { loadBalancer: { ingress: [{ hostname: "lb.example.com" }] } } })],
       },
       'warning SKIPPED services[0].status.loadBalancer.ingress[0]: hostname-only ingress "lb.example.com": kube-proxy makes no rules for it',
     ],
@@ -593,12 +597,37 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
   });
 });
 
+describe("node ports the API server would have assigned", () => {
+  test("none is expected of a LoadBalancer without node ports, nor reported for a Service without a cluster IP", () => {
+    const noNodePorts = service({ type: "LoadBalancer", allocateLoadBalancerNodePorts: false });
+    expect(problems({ services: [noNodePorts] })).toEqual([]);
+    expect(problems({ services: [service({ type: "NodePort", clusterIP: "" })] })).toEqual([
+      "warning SKIPPED services[0]: Service without a cluster IP: kube-proxy makes no rules for it (the API server assigns one when it creates the Service: give the Service as 'kubectl get svc -o yaml' prints it)",
+    ]);
+  });
+
+  test("the Service still gets its other rules; a port with a node port gets its node port rules", () => {
+    const svc = service({
+      type: "NodePort",
+      ports: [
+        { name: "http", port: 80, protocol: "TCP" },
+        { name: "https", port: 443, protocol: "TCP", nodePort: 30443 },
+      ],
+    });
+    const prepared = prepareCluster({ services: [svc] } as unknown as ClusterInput);
+    expect(prepared.problems.map((p) => `${p.severity} ${p.path}`)).toEqual([
+      "warning services[0].spec.ports[0].nodePort",
+    ]);
+    expect(prepared.model?.servicePorts.map((sp) => `${sp.portName} ${sp.nodePort}`)).toEqual([
+      "http 0",
+      "https 30443",
+    ]);
+  });
+});
+
 describe("ipMode under the v1.22 profile", () => {
   // kube-proxy 1.22 predates the field: it makes rules for a Proxy ingress IP, so no warning.
-  const lb = service(
-    { type: "LoadBalancer" },
-    { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] } } },
-  );
+  const lb = service(LB, { status: { loadBalancer: { ingress: [{ ip: "203.0.113.1", ipMode: "Proxy" }] } } });
   test("is not reported as skipped, from the config or from prepareCluster's override", () => {
     expect(problems({ config: { profile: "v1.22" }, services: [lb] })).toEqual([]);
     const prepared = prepareCluster({ services: [lb] } as unknown as ClusterInput, {
