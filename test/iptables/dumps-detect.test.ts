@@ -84,7 +84,13 @@ describe("pastedTextProblem", () => {
       expect(p?.line).toBe(1);
       expect(p?.message).toContain(`(\`${prompt}')`);
       expect(p?.message).toMatch(/keep only what the command printed/);
+      expect(p?.message).toMatch(/sudo iptables-save > node\.txt/);
     }
+    // Above a cluster file, the file to save is kubectl's output, not a node's dump.
+    const cluster = pastedTextProblem("$ kubectl get svc,endpointslices -o yaml\nitems: []\n", false);
+    expect(cluster?.line).toBe(1);
+    expect(cluster?.message).toMatch(/kubectl get svc,endpointslices -A -o yaml > cluster\.yaml\)$/);
+    expect(cluster?.message).not.toMatch(/iptables-save/);
   });
   it("names a Markdown code fence around the dump, at the top or anywhere in rules text", () => {
     for (const fence of ["```", "```console", "``` bash", "~~~"]) {

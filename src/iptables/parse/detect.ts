@@ -218,7 +218,7 @@ export function pastedTextProblem(text: string, rules: boolean): Problem | null 
     if (kind === "prompt")
       return pasted(
         line,
-        `this line is a shell prompt and command (\`${trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed}'), not part of the output: remove it and keep only what the command printed (or save it to a file: sudo iptables-save > node.txt)`,
+        `this line is a shell prompt and command (\`${trimmed.length > 60 ? `${trimmed.slice(0, 60)}…` : trimmed}'), not part of the output: remove it and keep only what the command printed (or save it to a file: ${rules ? "sudo iptables-save > node.txt" : "kubectl get svc,endpointslices -A -o yaml > cluster.yaml"})`,
       );
     if (!rules) return null;
     // iptables-restore reads `*table`, `:chain` and `COMMIT` only at a line's start (an indented
