@@ -35,7 +35,9 @@ if (process.env.BENCH_FILES_DIR === undefined) {
   const files = mkdtempSync(join(tmpdir(), "kube-iptables-profile-files-"));
   process.env.BENCH_FILES_DIR = files;
   process.on("exit", () => rmSync(files, { recursive: true, force: true }));
-  execFileSync(process.execPath, [fileURLToPath(import.meta.url), id, "--prepare-only"], { stdio: "inherit" });
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), id, "--prepare-only"], {
+    stdio: "inherit",
+  });
 }
 const lib = await loadLibrary();
 const bench = setupCase(lib, id);
