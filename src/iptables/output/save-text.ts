@@ -52,6 +52,7 @@ class ChainText extends TextRuns {
    * @param name - The chain's name.
    * @param serial - Its number among the table's chain objects, in the order they were made: a
    *   line that jumps to it records this number (its place is known only once chains are sorted).
+   *   -1 when the text is not indexed.
    */
   constructor(
     readonly name: string,
@@ -67,8 +68,16 @@ class ChainText extends TextRuns {
   }
 }
 
-/** The code of a line without a target (see {@link SaveTextChain.targets}). */
-const NO_TARGET = -1;
+/** @internal The code of a line without a target (see {@link SaveTextChain.targets}). */
+export const NO_TARGET = -1;
+
+/**
+ * @internal The place in {@link SaveTextChains.targetNames} of a target recorded by name, from
+ * its code (-2 is the first; the same mapping turns a place into its code).
+ */
+export function namedTargetPlace(code: number): number {
+  return -2 - code;
+}
 
 /** The target of the last `-j`/`-g`/`--jump`/`--goto` of a rule's argv, if any. */
 function targetOfArgs(args: readonly string[]): string | null {
@@ -150,7 +159,9 @@ class TableText {
     return chain;
   }
 
+  /** A chain object; numbered only when the text is indexed (nothing else reads the number). */
   private newChain(name: string): ChainText {
+    if (!this.recordTargets) return new ChainText(name, -1);
     const serial = this.serialNames.length;
     this.serialNames.push(name);
     return new ChainText(name, serial);
@@ -162,7 +173,7 @@ class TableText {
     if (typeof target !== "string") return target.serial;
     let code = this.targetNameCodes.get(target);
     if (code === undefined) {
-      code = -2 - this.targetNames.length;
+      code = namedTargetPlace(this.targetNames.length);
       this.targetNames.push(target);
       this.targetNameCodes.set(target, code);
     }
@@ -450,9 +461,9 @@ export class SaveTextChains implements ReadonlyMap<string, SaveTextChain> {
    * chains.targetOf(-1) // null
    */
   targetOf(code: number): SaveTextTarget {
-    if (code === -1) return null;
+    if (code === NO_TARGET) return null;
     if (code >= 0) return { index: this.serialIndex[code] as number, name: this.serialNames[code] as string };
-    return this.targetNames[-2 - code] as string;
+    return this.targetNames[namedTargetPlace(code)] as string;
   }
 
   /** How many chains. */

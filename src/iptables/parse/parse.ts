@@ -31,7 +31,13 @@ import {
 import { utf8Length } from "../../utf8.js";
 import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
-import type { IndexedSaveText, SaveTextChain, SaveTextChains } from "../output/save-text.js";
+import {
+  type IndexedSaveText,
+  NO_TARGET,
+  namedTargetPlace,
+  type SaveTextChain,
+  type SaveTextChains,
+} from "../output/save-text.js";
 import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
@@ -492,14 +498,16 @@ class Parser {
         const index = serialIndex[target] as number;
         const id = index < 0 ? -1 : (ids[index] as number);
         const name = chains.serialNames[target] as string;
-        code = id >= 0 && isChainName(name) ? id : structure.targetCodeOf(name, isChainName(name));
-      } else if (target === -1) code = structure.targetCodeOf(null, false);
+        const isChain = isChainName(name);
+        code = id >= 0 && isChain ? id : structure.targetCodeOf(name, isChain);
+      } else if (target === NO_TARGET) code = structure.targetCodeOf(null, false);
       else {
-        code = nameCodes[-2 - target] as number;
+        const place = namedTargetPlace(target);
+        code = nameCodes[place] as number;
         if (code === UNKNOWN_CODE) {
-          const name = chains.targetNames[-2 - target] as string;
+          const name = chains.targetNames[place] as string;
           code = structure.targetCodeOf(name, isChainName(name));
-          nameCodes[-2 - target] = code;
+          nameCodes[place] = code;
         }
       }
       codes[n] = code;
@@ -1002,16 +1010,16 @@ function sameAppendChain(text: string, previous: number, name: number, length: n
   return true;
 }
 
-/**
- * The lines of `text` at `start` when they are, byte for byte, the rules of `chain` in the
- * expected text `saved` (and end there, at a newline or at the end of the text); else null.
- */
 /** The first of `chains` from `k` on that has rules (`chains.length` when none has). */
 function nextWithRules(chains: readonly SaveTextChain[], k: number): number {
   while (k < chains.length && (chains[k] as SaveTextChain).count === 0) k++;
   return k;
 }
 
+/**
+ * The lines of `text` at `start` when they are, byte for byte, the rules of `chain` in the
+ * expected text `saved` (and end there, at a newline or at the end of the text); else null.
+ */
 function runAt(text: string, start: number, saved: string, chain: SaveTextChain): string | null {
   if (chain.count === 0) return null;
   const after = start + chain.end - chain.start;
