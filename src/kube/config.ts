@@ -5,7 +5,7 @@
  */
 import { DEFAULT_PROFILE } from "../model/profiles.js";
 import type { ProxyConfig } from "../model/types.js";
-import { trimGoSpace } from "./go-strings.js";
+import { lowerGo, trimGoSpace } from "./go-strings.js";
 import type { ProxyConfigInput } from "./types.js";
 
 /**
@@ -81,5 +81,5 @@ export function resolveConfig(
  * nodeName(" Node-A ") // "node-a"
  */
 export function nodeName(hostname: string): string {
-  return trimGoSpace(hostname).toLowerCase();
+  return lowerGo(trimGoSpace(hostname));
 }

@@ -35,3 +35,14 @@ export function trimGoSpace(text: string): string {
   while (end > start && isGoSpace(text.charCodeAt(end - 1))) end--;
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
+
+/**
+ * Go's `strings.ToLower`: it lower-cases rune by rune (`unicode.ToLower`), which turns 'İ'
+ * (U+0130) into a plain 'i', where JavaScript's full case mapping adds a combining dot.
+ *
+ * @example
+ * lowerGo("Node-\u0130") // "node-i"
+ */
+export function lowerGo(text: string): string {
+  return (text.includes("\u0130") ? text.replaceAll("\u0130", "i") : text).toLowerCase();
+}

@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import { lowerGo } from "./go-strings.js";
 import {
   BAD_INTERFACE_CHAR,
   DNS1035_LABEL,
@@ -158,12 +160,10 @@ export const fullyQualifiedDomainName: NameRule = (text) => {
 };
 
 /**
- * An annotation key (`ValidateAnnotations`): a qualified name once lower-cased, so that the
- * prefix may hold capitals. Go lower-cases rune by rune (`unicode.ToLower`), which turns 'İ'
- * (U+0130) into a plain 'i', where JavaScript's full case mapping adds a combining dot.
+ * An annotation key (`ValidateAnnotations`): a qualified name once lower-cased as Go lower-cases
+ * (`lowerGo`), so that the prefix may hold capitals.
  */
-export const annotationKey: NameRule = (text) =>
-  labelKey((text.includes("\u0130") ? text.replaceAll("\u0130", "i") : text).toLowerCase());
+export const annotationKey: NameRule = (text) => labelKey(lowerGo(text));
 
 function interfaceRule(max: number, what: string): NameRule {
   return (text) => {
