@@ -30,8 +30,9 @@ export interface Branch {
   /** The facts this path assumes (see `conditions.ts`). */
   conditions: TraceCondition[];
   /**
-   * Addresses this path was routed as not the node's though the node's addresses are not known
-   * (the tracer does not split on routing): later `addrtype` tests agree with that route.
+   * Addresses this path took as not the node's though the node's addresses are not known,
+   * without a split (a pod-range address, a node's `-o` test, the split budget spent): later
+   * `addrtype` tests and the route agree with that.
    */
   routedRemote: string[];
   /** The fact splits this path went through: `<id>+` (the fact holds) or `<id>-`, in order. */

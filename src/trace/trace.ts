@@ -9,9 +9,9 @@ import { canonicalAddress } from "../iptables/index.js";
 import type { CanonicalAddress } from "../ir/canonical-types.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
-import type { Branch } from "./branch.js";
-import { type CompiledState, compileState } from "./compile.js";
-import { decide } from "./conditions.js";
+import { type Branch, cloneBranch } from "./branch.js";
+import { type CompiledRule, type CompiledState, compileState } from "./compile.js";
+import { condition, decide } from "./conditions.js";
 import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
 import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
@@ -80,6 +80,8 @@ interface Env {
   readonly base: Omit<MatchContext, "table" | "inInterface" | "outInterface" | "ctStates">;
   readonly packetInterface: string | null;
   readonly packetOutInterface: string | null;
+  /** The ids of the splits on a routing decision (folded when only the route differs). */
+  readonly routeSplits: Set<string>;
 }
 
 interface CompiledRoute {
@@ -122,13 +124,59 @@ type OutSide = "none" | "routed";
 
 /** Whether the path takes its (translated) destination for a node address: known, assumed, or not. */
 function routesLocally(env: Env, b: Branch): boolean {
-  // Routing itself is not split on: an address no rule tested is taken as not the node's.
+  const known = knownLocal(env, b);
+  if (known !== null) return known;
+  // Within a hook (a node's `-o` test), routing is not split on: the address is taken as
+  // another host's, and the route chosen after the hook agrees (routedRemote).
+  b.routedRemote.push(b.dstText);
+  return false;
+}
+
+/** Whether the path's destination is a node address, when the addresses or its conditions say. */
+function knownLocal(env: Env, b: Branch): boolean | null {
   const known = isLocal(b.dst, b.dstText, env.base.local);
   if (known !== null) return known;
   const assumed = decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions);
   if (assumed !== null) return assumed;
-  if (!b.routedRemote.includes(b.dstText)) b.routedRemote.push(b.dstText);
+  return b.routedRemote.includes(b.dstText) ? false : null;
+}
+
+/** Whether the destination lies in a pod range of kube-proxy's rules (a pod: another host). */
+function inPodRange(env: Env, b: Branch): boolean {
+  for (const range of podRanges(env.state)) if (inside(b.dst, range)) return true;
   return false;
+}
+
+/**
+ * Routes each path after a hook: to the node itself (`local`) or away (`remote`). When nothing
+ * says whether the (translated) destination is a node address, the path splits on that fact; the
+ * sides are folded back when they end alike apart from the route (see `mergeUndecisive`), so
+ * only a destination whose route changes the verdict or the translation stays split (a
+ * host-network endpoint behind a FORWARD policy of DROP). An address in kube-proxy's pod range
+ * is a pod's: routed away without a split (it is not taken as remote for `addrtype` tests: a
+ * cluster may give nodes addresses inside the range it names).
+ */
+function routed(env: Env, paths: Branch[], remote: Route): [Branch, Route][] {
+  const out: [Branch, Route][] = [];
+  for (const b of paths) {
+    const known = knownLocal(env, b);
+    if (known !== null || env.base.budget.splits <= 0 || inPodRange(env, b)) {
+      out.push([b, known === true ? "local" : remote]);
+      if (known === null) b.routedRemote.push(b.dstText);
+      continue;
+    }
+    env.base.budget.splits--;
+    const id = env.base.budget.next++;
+    env.routeSplits.add(String(id));
+    const fact = { kind: "local-address", subject: b.dstText, test: "" } as const;
+    const other = cloneBranch(b);
+    b.conditions.push(condition(fact, true));
+    b.splits.push(`${id}+`);
+    other.conditions.push(condition(fact, false));
+    other.splits.push(`${id}-`);
+    out.push([b, "local"], [other, remote]);
+  }
+  return out;
 }
 
 function outInterfaceOf(env: Env, b: Branch, side: OutSide): string | null {
@@ -220,6 +268,55 @@ function clusterIPs(state: CompiledState): readonly string[] {
   return out;
 }
 
+// How many of KUBE-SERVICES' service chains are read for kube-proxy's pod range: it applies one
+// local-traffic setting to every service, so the first chain that has the rule says it.
+const SERVICE_CHAINS_READ = 8;
+const MARK_MASQ = "KUBE-MARK-MASQ";
+
+const podRangeCache = new WeakMap<CompiledState, readonly CanonicalAddress[]>();
+
+/** Whether a rule is kube-proxy's `! -s <pod range> -d <cluster IP> … -j KUBE-MARK-MASQ`. */
+function podRangeOf(rule: CompiledRule): CanonicalAddress | null {
+  const c = rule.canonical;
+  const source = c?.source;
+  if (c === null || source === null || source === undefined || !source.negated) return null;
+  if (c.target?.kind !== "chain" || c.target.name !== MARK_MASQ) return null;
+  return rule.comment !== null && CLUSTER_IP_COMMENT.test(rule.comment) ? source : null;
+}
+
+/**
+ * The pod ranges kube-proxy's local-traffic rules name (`--cluster-cidr` or the node's pod
+ * CIDR): the source ranges of its "masquerade unless local" rules on cluster IPs, in
+ * KUBE-SERVICES (before v1.28) or in the first service chains. A pod's address is not the
+ * node's, so a destination in them is routed away without a split. Empty when kube-proxy
+ * detects local traffic by interface, or the dump has no such rules. Cached per state.
+ */
+function podRanges(state: CompiledState): readonly CanonicalAddress[] {
+  const cached = podRangeCache.get(state);
+  if (cached !== undefined) return cached;
+  const out: CanonicalAddress[] = [];
+  const seen = new Set<string>();
+  const note = (rule: CompiledRule): void => {
+    const range = podRangeOf(rule);
+    const key = range === null ? "" : `${range.bytes.join(".")}/${range.maskBytes.join(".")}`;
+    if (range !== null && !seen.has(key)) {
+      seen.add(key);
+      out.push(range);
+    }
+  };
+  let read = 0;
+  for (const rule of state.chain("nat", SERVICE_CHAIN)?.rules ?? []) {
+    note(rule);
+    const t = rule.canonical?.target;
+    if (out.length > 0 || read >= SERVICE_CHAINS_READ || t?.kind !== "chain") continue;
+    if (!t.name.startsWith("KUBE-SVC-")) continue;
+    read++;
+    for (const inner of state.chain("nat", t.name)?.rules ?? []) note(inner);
+  }
+  podRangeCache.set(state, out);
+  return out;
+}
+
 function localAddresses(
   options: TraceOptions,
   packet: Packet,
@@ -258,7 +355,9 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
  * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade), with every other
  * table's chains on the way (raw, mangle, security). Returns every path with its exact
  * probability. A rule that tests a fact the rules do not settle (the interface a route leaves
- * by, an ipset, whether an address is the node's) splits the path into one outcome per truth,
+ * by, an ipset, whether an address is the node's), or a route that depends on whether the
+ * destination is the node's (kept only where the two routes end differently, and never for an
+ * address in kube-proxy's pod range), splits the path into one outcome per truth,
  * each listing its `conditions`; for any one truth of the facts the outcomes that hold sum to 1.
  * A target the tracer cannot follow ends its path as `unknown`. The state's canonical rules and
  * indexes are built on the first trace and reused for the same `state` object.
@@ -297,6 +396,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     },
     packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
     packetOutInterface: packet.outInterface ?? null,
+    routeSplits: new Set(),
   };
   const start: Branch = {
     src,
@@ -320,8 +420,11 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
   };
   const finals: Final[] = [];
   if (packet.from === "node") {
-    for (const b of runHook(env, OUTPUT, "", "routed", [start], null, finals)) {
-      const route: Route = routesLocally(env, b) ? "local" : "output";
+    for (const [b, route] of routed(
+      env,
+      runHook(env, OUTPUT, "", "routed", [start], null, finals),
+      "output",
+    )) {
       const out = runHook(env, POSTROUTING, "", "routed", [b], route, finals);
       const delivered =
         route === "local" ? runHook(env, INPUT_LOOPBACK, "lo", "none", out, route, finals) : out;
@@ -329,8 +432,11 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     }
   } else {
     const inInterface = env.packetInterface;
-    for (const b of runHook(env, PREROUTING, inInterface, "none", [start], null, finals)) {
-      const route: Route = routesLocally(env, b) ? "local" : "forward";
+    for (const [b, route] of routed(
+      env,
+      runHook(env, PREROUTING, inInterface, "none", [start], null, finals),
+      "forward",
+    )) {
       const passed =
         route === "local"
           ? runHook(env, INPUT, inInterface, "none", [b], route, finals)
@@ -346,7 +452,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       for (const d of passed) finals.push({ branch: d, verdict: "accepted", reason: null, route });
     }
   }
-  mergeUndecisive(finals);
+  mergeUndecisive(finals, env.routeSplits);
   const needs = new Set<string>();
   for (const f of finals)
     for (const c of f.branch.conditions) if (c.kind === "local-address") needs.add(c.subject);
@@ -358,23 +464,29 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
   };
 }
 
-/** What an outcome comes to, apart from the rules it passed and the facts it assumed. */
-function resultKey(f: Final): string {
+/**
+ * What an outcome comes to, apart from the rules it passed and the facts it assumed. Across a
+ * routing split only the verdict counts: the route differs by construction, and with it what
+ * POSTROUTING does (masquerade, KUBE-POSTROUTING's mark), which the kept side (forwarded) shows.
+ * Splitting on those would make every marked packet to an endpoint outside a known pod range
+ * depend on the node's addresses.
+ */
+function resultKey(f: Final, acrossRoute: boolean): string {
   const b = f.branch;
   const dnat = b.dnat === null ? "-" : `${b.dnat.address} ${b.dnat.port}`;
   const p = `${b.probability.numerator}/${b.probability.denominator}`;
-  return [f.verdict, f.reason, f.route, dnat, b.masquerade, b.mark, b.endpointChain, b.recentSet, p].join(
-    "|",
-  );
+  const route = acrossRoute ? "" : `${f.route}|${b.mark}|${b.masquerade}`;
+  return [f.verdict, f.reason, route, dnat, b.endpointChain, b.recentSet, p].join("|");
 }
 
 /**
  * Folds the two sides of a split that came to the same result (Docker's `-o docker0 -j DOCKER`
  * returns and the packet is accepted either way): the outcome does not depend on that fact.
- * The folded path keeps the rules of the side where the fact does not hold. In place; repeated
- * until no pair is left, so nested splits fold from the innermost out.
+ * The folded path keeps the rules of the side where the fact does not hold (across a routing
+ * split: the destination is another host's). In place; repeated until no pair is left, so
+ * nested splits fold from the innermost out.
  */
-function mergeUndecisive(finals: Final[]): void {
+function mergeUndecisive(finals: Final[], routeSplits: ReadonlySet<string>): void {
   for (let changed = true; changed; ) {
     changed = false;
     const sides = new Map<string, number>();
@@ -383,7 +495,8 @@ function mergeUndecisive(finals: Final[]): void {
       const last = b.splits[b.splits.length - 1];
       if (last === undefined) continue;
       const id = last.slice(0, -1);
-      const key = `${b.splits.slice(0, -1).join(" ")}\u0000${id}\u0000${resultKey(finals[i] as Final)}`;
+      const result = resultKey(finals[i] as Final, routeSplits.has(id));
+      const key = `${b.splits.slice(0, -1).join(" ")}\u0000${id}\u0000${result}`;
       const twin = sides.get(`${key}\u0000${last.endsWith("+") ? "-" : "+"}`);
       if (twin === undefined) {
         if (!sides.has(`${key}\u0000${last.slice(-1)}`)) sides.set(`${key}\u0000${last.slice(-1)}`, i);

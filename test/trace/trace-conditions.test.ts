@@ -62,8 +62,11 @@ const view = (r: { outcomes: readonly TraceOutcome[] }) =>
     o.conditions.map((c) => `${c.holds ? "" : "!"}${c.kind}:${c.subject}:${c.test}`),
   ]);
 
+/** The node's address, given by default: a test of an unknown address passes `nodeAddresses: []`. */
+const NODE = "192.168.1.10";
+
 function trace(tables: Tables, packet: Packet = fromPod, options: TraceOptions = {}) {
-  const r = traceRules(state(tables), packet, options);
+  const r = traceRules(state(tables), packet, { nodeAddresses: [NODE], ...options });
   // However the facts turn out, the paths that hold account for the whole packet.
   expect(formatFraction(r.total)).toBe("1.000000000");
   return r;
@@ -208,17 +211,25 @@ describe("IPv6", () => {
       filter: { policies: { FORWARD: "DROP" }, rules: ["-A FORWARD -o eth0 -j ACCEPT"] },
     };
     const packet: Packet = { ...fromPod, source: "fd00:244:1::5", destination: "fd00:96::10" };
-    const open = traceRules(state(rules, "IPv6"), packet);
+    // The node's address given: the routing of fd00:244:2::21 is not in question here.
+    const node = { nodeAddresses: ["2001:db8::1"] };
+    const open = traceRules(state(rules, "IPv6"), packet, node);
     expect(open.outcomes.map((o) => o.summary)).toEqual([
       "(no service) → [fd00:244:2::21]:8080  p=1.000000000  DROPPED  (the chain's policy)  if the route to fd00:244:2::21 does not leave by eth0",
       "(no service) → [fd00:244:2::21]:8080  p=1.000000000  no masquerade  if the route to fd00:244:2::21 leaves by eth0",
     ]);
     const routed = traceRules(state(rules, "IPv6"), packet, {
+      ...node,
       routes: [{ destination: "fd00:244::/32", interface: "eth0" }],
     });
     expect(routed.outcomes.map((o) => [o.verdict, o.conditions.length])).toEqual([["accepted", 0]]);
     const nodePort = { ...packet, destination: "2001:db8::10", destinationPort: 30080 };
-    expect(traceRules(state(rules, "IPv6"), nodePort).needsNodeAddress).toEqual(["2001:db8::10"]);
+    // Without the node's addresses, the node port's address is in question, and so is the
+    // endpoint's: on the node itself it would be delivered past FORWARD's DROP policy.
+    expect(traceRules(state(rules, "IPv6"), nodePort).needsNodeAddress).toEqual([
+      "2001:db8::10",
+      "fd00:244:2::21",
+    ]);
     expect(
       traceRules(state(rules, "IPv6"), {
         ...nodePort,
@@ -280,7 +291,7 @@ describe("whether an address is the node's", () => {
   });
 
   it("without them, splits and names the address the result depends on", () => {
-    const r = trace(nodePort, external);
+    const r = trace(nodePort, external, { nodeAddresses: [] });
     expect(
       r.outcomes.map((o) => [o.dnat?.address ?? null, o.route, o.conditions.map((c) => c.text)]),
     ).toEqual([
@@ -304,14 +315,16 @@ describe("whether an address is the node's", () => {
       },
     };
     for (const destination of ["10.96.0.11", "224.0.0.251"]) {
-      const r = trace(rules, { ...external, destination });
+      const r = trace(rules, { ...external, destination }, { nodeAddresses: [] });
       expect(r.needsNodeAddress).toEqual([]);
       expect(r.outcomes.map((o) => o.dnat?.address ?? null)).toEqual([
         destination === "10.96.0.11" ? null : "10.1.1.3",
       ]);
     }
     expect(
-      trace(rules, { ...external, destination: "127.0.0.1" }).outcomes.map((o) => o.dnat?.address),
+      trace(rules, { ...external, destination: "127.0.0.1" }, { nodeAddresses: [] }).outcomes.map(
+        (o) => o.dnat?.address,
+      ),
     ).toEqual(["10.1.1.1"]);
   });
 
@@ -324,16 +337,20 @@ describe("whether an address is the node's", () => {
   });
 
   it("an address routed as another host's stays so for later tests on the path", () => {
-    const r = trace({
-      nat: {
-        rules: [
-          ...DNAT,
-          "-A POSTROUTING -m addrtype ! --dst-type LOCAL -j X-MASQ",
-          "-A X-MASQ -d 10.244.0.0/16 -j RETURN",
-          "-A X-MASQ -j MASQUERADE",
-        ],
+    const r = trace(
+      {
+        nat: {
+          rules: [
+            ...DNAT,
+            "-A POSTROUTING -m addrtype ! --dst-type LOCAL -j X-MASQ",
+            "-A X-MASQ -d 10.244.0.0/16 -j RETURN",
+            "-A X-MASQ -j MASQUERADE",
+          ],
+        },
       },
-    });
+      fromPod,
+      { nodeAddresses: [] },
+    );
     expect(r.outcomes.map((o) => [o.verdict, o.masquerade, o.conditions.length])).toEqual([
       ["accepted", false, 0],
     ]);

@@ -390,10 +390,12 @@ describe("facts outside the rules split the path instead of guessing", () => {
     from: "external",
     inInterface: "eth0",
   } as const;
+  /** The node's address: 10.0.0.2 is another host's, so the packet is forwarded. */
+  const node = { nodeAddresses: ["10.0.0.9"] };
 
   it("an unmodelled match is a named condition with both truths", () => {
     const state = forwardWith(["-m", "physdev", "--physdev-in", "veth0", "-j", "DROP"], "ACCEPT");
-    const r = traceRules(state, newConnection);
+    const r = traceRules(state, newConnection, node);
     expect(r.outcomes.map((o) => [o.verdict, o.conditions.map((c) => [c.test, c.holds])])).toEqual([
       ["dropped", [["-m physdev --physdev-in veth0", true]]],
       ["accepted", [["-m physdev --physdev-in veth0", false]]],
@@ -421,7 +423,7 @@ describe("facts outside the rules split the path instead of guessing", () => {
       ["dropped", "accepted"],
     ],
   ])("%j before a DROP policy: a new tcp connection from eth0 ends in %j", (args, verdicts) => {
-    const r = traceRules(forwardWith(args, "DROP"), newConnection);
+    const r = traceRules(forwardWith(args, "DROP"), newConnection, node);
     expect(r.outcomes.map((o) => o.verdict)).toEqual(verdicts);
     // Where the path split, the accepted side is the one that assumed the rule's fact.
     for (const o of r.outcomes)
