@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -36,6 +37,7 @@ const SOURCES = [
   "tsconfig.json",
   "tsconfig.cli.json",
   "tsup.config.ts",
+  "scripts/trim-declarations.mjs",
 ];
 
 /** A tiny cluster: one ClusterIP service, one ready endpoint. */
@@ -130,8 +132,10 @@ describe.skipIf(!ready)("the packed tarball", () => {
       if (existsSync(join(ROOT, name))) cpSync(join(ROOT, name), join(pkg, name), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"), "dir");
+    // `npm run build`'s two steps, run here without npm.
     mustRun(join(ROOT, "node_modules", ".bin", "tsup"), [], pkg);
-    // --ignore-scripts: `prepare` would run tsup again; it just ran.
+    mustRun(process.execPath, [join("scripts", "trim-declarations.mjs")], pkg);
+    // --ignore-scripts: `prepare` would run the build again; it just ran.
     const packed = JSON.parse(
       mustRun("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], pkg),
     ) as {
@@ -192,6 +196,15 @@ describe.skipIf(!ready)("the packed tarball", () => {
     }
     expect(list.filter((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toEqual([]);
     expect(list.filter((f) => f.endsWith(".map"))).toEqual([]);
+    // The declarations keep their own comments, not the source files' module comments.
+    const declarations = readdirSync(join(installedDir, "dist")).filter((f) => f.endsWith(".d.ts"));
+    for (const f of declarations) {
+      const text = readFileSync(join(installedDir, "dist", f), "utf8");
+      expect(text, f).not.toContain("@module");
+    }
+    expect(readFileSync(join(installedDir, "dist", "index.d.ts"), "utf8")).toContain(
+      "Traces the first packet of a new connection",
+    );
     expect(readFileSync(join(installedDir, "LICENSE"), "utf8")).toContain(
       "Apache License\n                           Version 2.0",
     );
