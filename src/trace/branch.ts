@@ -17,6 +17,12 @@ export interface Branch {
   dst: readonly number[];
   /** Destination address, canonical text (after DNAT). */
   dstText: string;
+  /**
+   * Set once REDIRECT in PREROUTING sent the packet to its input interface's first address,
+   * which the rules do not name (`the address of cbr0`); `dst` is then all zeros and tests of
+   * the destination address are facts about that address.
+   */
+  dstAlias: string | null;
   /** Source port. */
   sport: number;
   /** Destination port (after DNAT). */

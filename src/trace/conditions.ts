@@ -144,6 +144,8 @@ export function conditionText(c: Omit<TraceCondition, "text">): string {
       return `the packet ${c.holds ? "arrives" : "does not arrive"} on ${c.test}`;
     case "local-address":
       return `${c.subject} ${c.holds ? "is" : "is not"} a node address`;
+    case "interface-address":
+      return `${c.subject} ${c.holds ? "has an address" : "has no address"}`;
     case "match":
       return `\`${c.test}\` ${c.holds ? "matches" : "does not match"} for ${c.subject}`;
   }

@@ -18,7 +18,7 @@ import type {
   RecentMatch,
 } from "../ir/canonical-types.js";
 import type { IPFamily } from "../ir/types.js";
-import { hostBytes, inside, isLocal, type LocalAddresses } from "./addresses.js";
+import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { decide, type Fact } from "./conditions.js";
 import { type Fraction, multiply, ONE, statisticShare } from "./fraction.js";
@@ -185,7 +185,8 @@ function compareBytes(a: readonly number[], b: readonly number[]): number {
 /** `-m iprange --src-range A-B --dst-range C-D`. */
 function iprangeHit(m: CanonicalMatch, b: Branch, ctx: MatchContext): boolean | MatchResult {
   for (const o of m.options) {
-    const addr = o.name === "--src-range" ? b.src : o.name === "--dst-range" ? b.dst : null;
+    const dst = b.dstAlias === null ? b.dst : null;
+    const addr = o.name === "--src-range" ? b.src : o.name === "--dst-range" ? dst : null;
     const [lo, hi] = (o.values[0] ?? "").split("-");
     const min = lo === undefined ? null : hostBytes(lo, ctx.family);
     const max = hi === undefined ? min : hostBytes(hi, ctx.family);
@@ -262,6 +263,7 @@ function localHit(
   b: Branch,
   ctx: MatchContext,
 ): boolean | MatchResult {
+  if (text === b.dstAlias) return true; // a REDIRECT's address: the input interface's
   const known = isLocal(bytes, text, ctx.local);
   if (known !== null) return known;
   return b.routedRemote.includes(text) ? false : fact("local-address", text, "", b);
@@ -295,6 +297,13 @@ function addrtypeHit(m: AddrtypeMatch, b: Branch, ctx: MatchContext): boolean | 
     if (!namesHit(list, (n) => n === type)) return false;
   }
   return pending ?? true;
+}
+
+/** The prefix length of a contiguous mask (`-d` as iptables-save prints it). */
+function prefixLength(mask: readonly number[]): number {
+  let n = 0;
+  for (const x of mask) for (let bit = 128; bit > 0; bit >>= 1) if ((x & bit) !== 0) n++;
+  return n;
 }
 
 /** Evaluates one match: true/false, a share for a statistic match, or an undecided result. */
@@ -371,7 +380,8 @@ function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): Part {
  */
 export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): MatchResult {
   if (rule.source !== null && inside(b.src, rule.source) === rule.source.negated) return NO;
-  if (rule.destination !== null && inside(b.dst, rule.destination) === rule.destination.negated) return NO;
+  const d = rule.destination;
+  if (d !== null && b.dstAlias === null && inside(b.dst, d) === d.negated) return NO;
   if (rule.protocol !== null && (rule.protocol.number === ctx.protocolNumber) === rule.protocol.negated)
     return NO;
   if (rule.fragment !== null && !rule.fragment.negated) return NO; // the first packet is not a later fragment
@@ -392,6 +402,12 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
     const r = interfaceHit(want, have, kind, b);
     if (r === false) return NO;
     if (r !== true) note(r);
+  }
+  if (d !== null && b.dstAlias !== null) {
+    // A REDIRECTed packet's address is its input interface's: which one, the rules do not say.
+    const r = fact("match", b.dstAlias, `-d ${hostText(d.bytes)}/${prefixLength(d.maskBytes)}`, b);
+    if (r === d.negated) return NO;
+    if (typeof r !== "boolean") note(r);
   }
   let share: Fraction | null = null;
   let sets: string[] | null = null;

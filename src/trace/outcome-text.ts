@@ -47,7 +47,16 @@ export function outcomeTail(o: OutcomeFacts): string {
   // A path that ran off the end of a built-in chain was dropped by its policy, not by the last
   // rule it matched: that rule's comment would name the wrong reason.
   const byRule = last !== undefined && /-j (DROP|REJECT)( |$)/.test(last.rule);
-  const why = o.verdict === "unknown" ? o.unknownReason : byRule ? last.comment : "the chain's policy";
+  // A REDIRECT drops a packet whose input interface has no address to redirect it to.
+  const redirect = last !== undefined && / -j REDIRECT( |$)/.test(last.rule);
+  const why =
+    o.verdict === "unknown"
+      ? o.unknownReason
+      : redirect
+        ? "REDIRECT: no address on the input interface"
+        : byRule
+          ? last.comment
+          : "the chain's policy";
   return `${o.verdict.toUpperCase()}${why === null ? "" : `  (${why})`}`;
 }
 

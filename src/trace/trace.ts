@@ -134,6 +134,7 @@ function routesLocally(env: Env, b: Branch): boolean {
 
 /** Whether the path's destination is a node address, when the addresses or its conditions say. */
 function knownLocal(env: Env, b: Branch): boolean | null {
+  if (b.dstAlias !== null) return true; // REDIRECT chose one of the node's own addresses
   const known = isLocal(b.dst, b.dstText, env.base.local);
   if (known !== null) return known;
   const assumed = decide({ kind: "local-address", subject: b.dstText, test: "" }, b.conditions);
@@ -403,6 +404,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     srcText: hostText(src),
     dst,
     dstText: hostText(dst),
+    dstAlias: null,
     sport: packet.sourcePort,
     dport: packet.destinationPort,
     mark: 0,

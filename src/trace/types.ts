@@ -115,14 +115,20 @@ export interface TraceRoute {
 /**
  * What a condition is about: `out-interface` (the route to `subject` leaves by interface `test`),
  * `in-interface` (the packet arrives on `test`), `local-address` (`subject` is an address of the
- * node: the node's addresses were not given), `match` (an iptables match the tracer cannot
- * evaluate, `test`, holds for the packet `subject`: ipset contents, physdev, rpfilter, owner of a
- * local socket, rate limits…).
+ * node: the node's addresses were not given), `interface-address` (interface `subject` has an
+ * address, which a REDIRECT of an arriving packet needs), `match` (an iptables match the tracer
+ * cannot evaluate, `test`, holds for the packet `subject`: ipset contents, physdev, rpfilter,
+ * owner of a local socket, rate limits…).
  *
  * @example
  * const kind: ConditionKind = "out-interface"; // the path depends on the packet's route
  */
-export type ConditionKind = "out-interface" | "in-interface" | "local-address" | "match";
+export type ConditionKind =
+  | "out-interface"
+  | "in-interface"
+  | "local-address"
+  | "interface-address"
+  | "match";
 
 /**
  * A fact an outcome depends on. In JSON:
@@ -138,7 +144,8 @@ export interface TraceCondition {
   readonly kind: ConditionKind;
   /**
    * The address the route is for (`out-interface`), the address (`local-address`), the packet as
-   * `src:sport → dst:dport` at the rule (`match`), `""` (`in-interface`).
+   * `src:sport → dst:dport` at the rule (`match`), `""` (`in-interface`), the input interface
+   * whose first address a REDIRECT takes (`interface-address`).
    */
   readonly subject: string;
   /** The interface name or pattern (`docker0`, `cali+`), the match as iptables-save prints it, or `""`. */

@@ -15,6 +15,7 @@ import { type CompiledChain, type CompiledRule, type CompiledState, ruleText } f
 import { condition } from "./conditions.js";
 import { type Fraction, fraction, multiply } from "./fraction.js";
 import { type MatchContext, matchRule } from "./match.js";
+import { applyRedirect, isRedirect, redirectFact } from "./redirect.js";
 import type { TraceStep } from "./types.js";
 
 /** How a path left a table. */
@@ -44,7 +45,11 @@ const MAX_DEPTH = 64;
 const MAX_RULES_PER_PATH = 1_000_000;
 
 function enter(chain: CompiledChain, b: Branch, ctx: MatchContext): Frame {
-  const order = chain.index === null ? null : candidates(chain.index, b.dstText, ctx.protocolNumber, b.dport);
+  // A REDIRECTed destination has no address the index could look up: every rule is a candidate.
+  const order =
+    chain.index === null || b.dstAlias !== null
+      ? null
+      : candidates(chain.index, b.dstText, ctx.protocolNumber, b.dport);
   return { chain, order, i: 0 };
 }
 
@@ -107,8 +112,12 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
     const canonical = rule.canonical;
     if (canonical === null)
       return unknownEnd(b, `cannot read ${ctx.table} ${chain.name} rule ${rule.index}: ${rule.error ?? ""}`);
-    const m = matchRule(canonical, b, ctx);
+    let m = matchRule(canonical, b, ctx);
     if (m.kind === "no") continue;
+    if (m.kind === "yes" && isRedirect(canonical.target, ctx)) {
+      const needs = redirectFact(canonical.target, b, ctx);
+      if (needs !== null) m = { kind: "depends", fact: needs };
+    }
     if (m.kind === "depends") {
       if (ctx.budget.splits <= 0) {
         b.steps.push(step(ctx.table, chain, rule, true, null));
@@ -192,6 +201,11 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         if (target.name === "MASQUERADE" && ctx.table === "nat") {
           b.masquerade = true;
           return { branch: b, end: "accept", reason: null };
+        }
+        if (target.name === "REDIRECT" && ctx.table === "nat") {
+          const end = applyRedirect(target, b, ctx);
+          if (end === "accept" || end === "drop") return { branch: b, end, reason: null };
+          return unknownEnd(b, end);
         }
         return unknownEnd(b, `-j ${target.name}`);
       case "reject":
