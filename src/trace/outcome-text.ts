@@ -47,8 +47,9 @@ export function outcomeTail(o: OutcomeFacts): string {
   // A path that ran off the end of a built-in chain was dropped by its policy, not by the last
   // rule it matched: that rule's comment would name the wrong reason.
   const byRule = last !== undefined && /-j (DROP|REJECT)( |$)/.test(last.rule);
-  // A REDIRECT drops a packet whose input interface has no address to redirect it to.
-  const redirect = last !== undefined && / -j REDIRECT( |$)/.test(last.rule);
+  // A REDIRECT drops a packet whose input interface has no address to redirect it to (a
+  // REDIRECT that took translated the packet: a later drop is some other chain's).
+  const redirect = last !== undefined && o.dnat === null && / -j REDIRECT( |$)/.test(last.rule);
   const why =
     o.verdict === "unknown"
       ? o.unknownReason

@@ -78,6 +78,21 @@ describe("REDIRECT", () => {
     expect(r.needsNodeAddress).toEqual([]);
   });
 
+  it("a packet it redirected that INPUT's policy then drops is named as dropped by the policy", () => {
+    // No INPUT rule matches: the REDIRECT is the path's last rule.
+    const nat = PORTALS.slice(0, PORTALS.indexOf("*filter"));
+    const closed = `${nat}*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n`;
+    const r = trace(closed, { ...toCart, source: "10.244.1.5", from: "pod", inInterface: "cbr0" });
+    expect(r.outcomes.map((o) => [o.dnat?.port ?? null, o.summary.split("  ")[2]])).toEqual([
+      [null, "DROPPED"],
+      [41234, "DROPPED"],
+    ]);
+    expect(r.outcomes.map((o) => o.summary.split("  (")[1]?.split(")")[0] ?? null)).toEqual([
+      "REDIRECT: no address on the input interface",
+      "the chain's policy",
+    ]);
+  });
+
   it("ends as unknown for a port range: the kernel picks a free port", () => {
     const r = trace(PORTALS, {
       ...toCart,
