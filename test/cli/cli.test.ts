@@ -301,7 +301,7 @@ describe("kube-iptables generate", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("default/web");
     expect(stderrLines(r)).toEqual([
-      "kube-iptables: note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6 (or set config.ipFamily)",
+      "kube-iptables: note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6, or set config.ipFamily",
     ]);
     // Asked for by name, IPv4 is what the user wants: no note. A dual-stack cluster has IPv4 ports.
     expect(stderrLines(runCli(["generate", path, "--family", "IPv4"]))).toEqual([]);
