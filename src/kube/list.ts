@@ -35,6 +35,9 @@ const KINDS: Readonly<Record<string, string>> = {
   Endpoints: "v1",
 };
 
+/** The kinds read here with their versions, as a note names them. */
+const VERSIONS_READ = "v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints";
+
 /**
  * The namespace kubectl gives an object that names none.
  *
@@ -216,7 +219,8 @@ function kindOf(
 /**
  * The one note naming the objects left out for their kind, most frequent first:
  * `skipped 12 objects of other kinds: Pod (7), Deployment (3), ReplicaSet (2)`. A kind read
- * here in another apiVersion is named with it (`discovery.k8s.io/v1beta1 EndpointSlice (1)`).
+ * here in another apiVersion is named with it (`discovery.k8s.io/v1beta1 EndpointSlice (1)`),
+ * and the note then ends with the versions that are read.
  *
  * @returns the note (code `OTHER_KIND`, a warning), or `undefined` when nothing was skipped
  * @example
@@ -234,7 +238,9 @@ export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefi
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, n]) => `${name} (${n})`);
   const what = skipped.length === 1 ? "1 object of another kind" : `${skipped.length} objects of other kinds`;
-  return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}`);
+  // A kind read here in an old version (a v1beta1 slice of Kubernetes 1.20) is no other kind: say which are read.
+  const read = skipped.some((s) => s.apiVersion !== undefined) ? `; the versions read are ${VERSIONS_READ}` : "";
+  return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}${read}`);
 }
 
 /**
