@@ -239,7 +239,9 @@ export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefi
     .map(([name, n]) => `${name} (${n})`);
   const what = skipped.length === 1 ? "1 object of another kind" : `${skipped.length} objects of other kinds`;
   // A kind read here in an old version (a v1beta1 slice of Kubernetes 1.20) is no other kind: say which are read.
-  const read = skipped.some((s) => s.apiVersion !== undefined) ? `; the versions read are ${VERSIONS_READ}` : "";
+  const read = skipped.some((s) => s.apiVersion !== undefined)
+    ? `; the versions read are ${VERSIONS_READ}`
+    : "";
   return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}${read}`);
 }
 
@@ -324,10 +326,11 @@ function collectEach(
   objects: readonly unknown[],
   defaultKind: string | undefined,
   out: Collector,
+  at?: readonly number[],
 ): void {
   r.enter(key);
   for (let i = 0; i < objects.length; i++) {
-    r.enter(i);
+    r.enter(at?.[i] ?? i);
     collectObject(r, objects[i], defaultKind, out);
     r.leave();
   }
@@ -430,6 +433,8 @@ export function splitKubernetesList(list: unknown, options: ReadOptions = {}): S
  * (`spec.ports[0]`), several documents' at `documents[i]`.
  *
  * @param options - the namespace of objects that name none (default `default`)
+ * @param at - each document's index in its stream, where empty ones (a Helm template's
+ *   `# Source:` comment alone) were left out: the paths count them, as a reader does
  * @example
  * splitKubernetesDocuments([{ kind: "Service", metadata: {} }, { kind: "List", items: [] }]).servicePaths
  * // ["documents[0]"]
@@ -437,6 +442,7 @@ export function splitKubernetesList(list: unknown, options: ReadOptions = {}): S
 export function splitKubernetesDocuments(
   documents: readonly unknown[],
   options: ReadOptions = {},
+  at?: readonly number[],
 ): SplitList {
   const r = new Report();
   const out = emptyCollector(options);
@@ -444,7 +450,7 @@ export function splitKubernetesDocuments(
     collectObject(r, documents[0], undefined, out);
     return finish(r, out);
   }
-  collectEach(r, "documents", documents, undefined, out);
+  collectEach(r, "documents", documents, undefined, out, at);
   return finish(r, out);
 }
 

@@ -117,6 +117,26 @@ describe("objects of other kinds", () => {
     ]);
   });
 
+  test("a document's path counts the empty documents before it, as `helm template` prints them", () => {
+    // Templates that render nothing leave their `# Source:` comment as a document of its own.
+    const parts = [
+      "---\n# Source: shop/templates/serviceaccount.yaml\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n",
+      "# Source: shop/templates/hpa.yaml\n",
+      "# Source: shop/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  clusterIP: 10.96.0.10\n  ports: [{port: 80, protocol: TCP, targetPort: http}]\n  selector: {app: web}\n  type: ClusterIP\n",
+      "\n",
+      "apiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec:\n  clusterIP: 10.96.0.11\n  ports: [{port: 80, protocol: tcp}]\n",
+    ];
+    const read = readClusterText(parts.join("---\n"));
+    expect(read.shape).toBe("list");
+    expect(read.origins.services).toEqual(["documents[2]", "documents[4]"]);
+    expect(read.skipped?.map((s) => s.path)).toEqual(["documents[0]"]);
+    const prepared = prepareCluster(read.input as ClusterInput, { origins: read.origins });
+    expect(prepared.problems.map((p) => p.path)).toEqual(["documents[4].spec.ports[0].protocol"]);
+    // A stream without empty documents is numbered as before.
+    const full = parts.filter((p) => p.includes("kind:")).join("---\n");
+    expect(readClusterText(full).origins.services).toEqual(["documents[1]", "documents[2]"]);
+  });
+
   test("an item without a kind, or with a kind that is not a string, is still an error", () => {
     const split = splitKubernetesList({ kind: "List", items: [{ metadata: {} }, { kind: 5 }, { kind: "" }] });
     expect(split.problems.map((p) => `${p.severity} ${p.code} ${p.path}`)).toEqual([
