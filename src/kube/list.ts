@@ -12,7 +12,7 @@
  */
 import { type Problem, warning } from "../errors.js";
 import {
-  givenSlicesNote,
+  givenSlicesNotes,
   type MirrorPaths,
   mirrorEndpoints,
   mirrorPath,
@@ -377,7 +377,11 @@ function finish(r: Report, out: Collector): SplitList {
     slices,
     mirrors.map((m) => m !== undefined),
   );
-  for (const i of prefer.dropped) problems.push(givenSlicesNote(paths[i] ?? "", sliceServiceName(slices[i])));
+  problems.push(
+    ...givenSlicesNotes(
+      prefer.dropped.map((i) => ({ path: paths[i] ?? "", service: sliceServiceName(slices[i]) })),
+    ),
+  );
   const kept = (_: unknown, i: number) => prefer.keep[i] === true;
   if (note !== undefined) problems.push(note);
   return {

@@ -501,6 +501,37 @@ describe("Endpoints and slices of the same Service", () => {
     expect(merged.origins.endpointSlices).toEqual([""]);
   });
 
+  test("for several Services, one note names them ('kubectl get svc,ep,endpointslices -A')", () => {
+    const names = ["web", "db", "api", "cache"];
+    const items = names.flatMap((name, i) => [
+      service(name, { spec: { clusterIP: `10.96.0.${20 + i}`, ports: [{ name: "http", port: 80 }] } }),
+      endpoints(name, [{ addresses: [{ ip: `10.244.0.${20 + i}` }], ports: [{ name: "http", port: 8080 }] }]),
+      {
+        ...slice(name, `10.244.0.${20 + i}`),
+        metadata: { ...slice(name, "").metadata, name: `${name}-abc` },
+      },
+    ]);
+    const read = readClusterValue({ kind: "List", items });
+    expect(read.problems.map((p) => `${p.severity} ${p.path}: ${p.message}`)).toEqual([
+      "warning : EndpointSlices are given as well as Endpoints for 4 Services (default/web, default/db, default/api, …): the slices are read, as kube-proxy reads them",
+    ]);
+    expect(modelEndpoints(read.input as ClusterInput, read.origins)).toHaveLength(4);
+    // Across files, the note names the file when they are all in one.
+    const merged = mergeClusterReads([
+      {
+        source: "a.json",
+        read: readClusterValue({ kind: "List", items: items.filter((o) => o.kind !== "EndpointSlice") }),
+      },
+      {
+        source: "b.json",
+        read: readClusterValue({ kind: "List", items: items.filter((o) => o.kind === "EndpointSlice") }),
+      },
+    ]);
+    expect(merged.problems.map((p) => `${p.source} ${p.path}: ${p.message.slice(0, 60)}`)).toEqual([
+      "a.json : EndpointSlices are given as well as Endpoints for 4 Services",
+    ]);
+  });
+
   test("merged files name their skipped kinds in one note", () => {
     const reads = ["ConfigMap", "ConfigMap", "Secret"].map((kind, i) => ({
       source: `${i}.yaml`,
