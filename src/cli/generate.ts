@@ -7,7 +7,6 @@ import { generateSaveText } from "../iptables/output/save-text.js";
 import { formatJson } from "../iptables/print/json.js";
 import type { IPFamily } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
-import type { ClusterInput } from "../kube/types.js";
 import type { ClusterModel } from "../model/types.js";
 import { runGenerateNft } from "./generate-nft.js";
 import { readInput, showProgress, writeNote, writeOut, writeRuleTextProblems } from "./io.js";
@@ -18,6 +17,7 @@ import {
   showArgument,
   writeClusterProblems,
 } from "./node-options.js";
+import { otherFamilyHint } from "./other-family.js";
 import { formatCount } from "./progress.js";
 import { readClusterArgs } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
@@ -150,27 +150,13 @@ async function buildModels(
     writeClusterProblems(named, fresh, values);
     if (prepared.model === null) return null;
     const model = prepared.model;
-    if (values.family === undefined && config.ipFamily === undefined)
-      hintOtherFamily(model.servicePorts.length, input);
+    if (values.family === undefined && config.ipFamily === undefined) {
+      const hint = otherFamilyHint(model.servicePorts.length, input);
+      if (hint !== null) writeNote(hint);
+    }
     models.push({ family, model });
   }
   return { families, models, existingChains };
-}
-
-/**
- * A note on stderr when the default family (IPv4, neither `--family` nor `config.ipFamily`
- * given) made no service port while IPv6 would have: an IPv6-only cluster otherwise prints only
- * kube-proxy's fixed chains, without a word.
- */
-function hintOtherFamily(ports: number, input: ClusterInput): void {
-  if (ports > 0 || (input.services?.length ?? 0) === 0) return;
-  // Only the count is wanted: the objects' problems were printed with the IPv4 model's.
-  const other = prepareCluster(input, { family: "IPv6" }).model;
-  const found = other?.servicePorts.length ?? 0;
-  if (found === 0) return;
-  writeNote(
-    `no Service has an IPv4 cluster IP, and ${found} service port${found === 1 ? " has" : "s have"} an IPv6 one: give --family IPv6 (or set config.ipFamily)`,
-  );
 }
 
 /** A problem's identity, to print it once when both families find it. */

@@ -15,7 +15,7 @@ import type { TraceResult } from "../trace/index.js";
 import { writeErr, writeNote, writeOut } from "./io.js";
 import { whyNoServicePorts } from "./no-service-ports.js";
 import { checkNodeOptions, NODE_OPTIONS } from "./node-options.js";
-import { readState } from "./read-state.js";
+import { type ReadState, readState } from "./read-state.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -72,16 +72,16 @@ function parse(argv: readonly string[]) {
 }
 
 /** The kernel state to draw: a rules text's (a save dump, or a payload completed), or a cluster's. */
-async function stateOf(args: readonly string[], values: Values): Promise<RuleSet | null> {
+async function stateOf(args: readonly string[], values: Values): Promise<ReadState | null> {
   const flag = values.family as string | undefined;
   if (flag === "both") throw new UsageError("--family both: graph draws one family: give IPv4 or IPv6");
   const family: IPFamily | undefined = flag === "IPv6" || flag === "IPv4" ? flag : undefined;
-  return (await readState(args, values, family))?.state ?? null;
+  return readState(args, values, family);
 }
 
-/** "no service port has rules in this input", and why when the rules tell. */
-function noServicePorts(state: RuleSet): string {
-  const why = whyNoServicePorts(state);
+/** "no service port has rules in this input", and why when the input or the rules tell. */
+function noServicePorts({ state, hint }: ReadState): string {
+  const why = hint ?? whyNoServicePorts(state);
   return `no service port has rules in this input${why === null ? "" : ` (${why})`}`;
 }
 
@@ -109,10 +109,11 @@ export async function runGraph(argv: readonly string[]): Promise<number> {
   for (const s of select)
     if (!SERVICE_SELECTOR.test(s)) throw new UsageError(`--service ${s}: expected NAMESPACE/NAME[:PORT]`);
   checkNodeOptions(values);
-  const state = await stateOf(positionals, values);
-  if (state === null) return EXIT_INPUT;
+  const read = await stateOf(positionals, values);
+  if (read === null) return EXIT_INPUT;
+  const state = read.state;
   const all = listServicePorts(state);
-  const none = all.length === 0 ? noServicePorts(state) : "";
+  const none = all.length === 0 ? noServicePorts(read) : "";
   if (values.list === true) {
     if (all.length === 0) writeNote(none);
     writeOut(all.length === 0 ? "" : `${all.join("\n")}\n`);

@@ -9,6 +9,7 @@ import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
 import { expandInputs, readInput, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, readOptionsOf, writeClusterProblems } from "./node-options.js";
+import { otherFamilyHint } from "./other-family.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
 
@@ -19,6 +20,8 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 export interface ReadState {
   readonly state: RuleSet;
   readonly nodeIPs: readonly string[];
+  /** Why a cluster read in the default family has no service port, when another family tells. */
+  readonly hint: string | null;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function readState(
     if (parsed.problems.length === 0) {
       // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
       const state = form === "save" ? parsed.ruleSet : stateAfterFullSync(parsed.ruleSet);
-      return { state, nodeIPs: [] };
+      return { state, nodeIPs: [], hint: null };
     }
     first ??= parsed.problems;
   }
@@ -73,5 +76,10 @@ function stateOfCluster(
   const prepared = prepareCluster({ ...read.input, config }, { family: chosen, origins: read.origins });
   writeClusterProblems(file, prepared.problems, values);
   if (prepared.model === null) return null;
-  return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [] };
+  const ports = prepared.model.servicePorts.length;
+  const hint =
+    family === undefined && config.ipFamily === undefined
+      ? otherFamilyHint(ports, { ...read.input, config })
+      : null;
+  return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [], hint };
 }

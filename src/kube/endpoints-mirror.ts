@@ -443,6 +443,29 @@ export function givenSlicesNote(path: string, service: string): Problem {
   );
 }
 
+/**
+ * The notes for Endpoints left out for given slices: {@link givenSlicesNote} for one Service;
+ * for several, one note naming how many (a cluster's `kubectl get svc,ep,endpointslices` has
+ * both for every Service, and would get a line each).
+ *
+ * @param dropped - each Endpoints left out: its path and its Service (`namespace/name`)
+ * @example
+ * givenSlicesNotes([{ path: "items[1]", service: "a/x" }, { path: "items[4]", service: "a/y" }])[0]?.message
+ * // "EndpointSlices are given as well as Endpoints for 2 Services (a/x, a/y): the slices are read, as kube-proxy reads them"
+ */
+export function givenSlicesNotes(dropped: readonly { path: string; service: string }[]): Problem[] {
+  if (dropped.length <= 1) return dropped.map((d) => givenSlicesNote(d.path, d.service));
+  const names = dropped.map((d) => d.service);
+  const some = names.length > 3 ? `${names.slice(0, 3).join(", ")}, …` : names.join(", ");
+  return [
+    warning(
+      "SKIPPED",
+      "",
+      `EndpointSlices are given as well as Endpoints for ${names.length} Services (${some}): the slices are read, as kube-proxy reads them`,
+    ),
+  ];
+}
+
 /** The `namespace/name` of the Service a slice belongs to, as written (for notes). */
 export function sliceServiceName(slice: unknown): string {
   return serviceOf(slice) ?? "";

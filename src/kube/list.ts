@@ -12,7 +12,7 @@
  */
 import { type Problem, warning } from "../errors.js";
 import {
-  givenSlicesNote,
+  givenSlicesNotes,
   type MirrorPaths,
   mirrorEndpoints,
   mirrorPath,
@@ -34,6 +34,9 @@ const KINDS: Readonly<Record<string, string>> = {
   EndpointSlice: "discovery.k8s.io/v1",
   Endpoints: "v1",
 };
+
+/** The kinds read here with their versions, as a note names them. */
+const VERSIONS_READ = "v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints";
 
 /**
  * The namespace kubectl gives an object that names none.
@@ -216,7 +219,8 @@ function kindOf(
 /**
  * The one note naming the objects left out for their kind, most frequent first:
  * `skipped 12 objects of other kinds: Pod (7), Deployment (3), ReplicaSet (2)`. A kind read
- * here in another apiVersion is named with it (`discovery.k8s.io/v1beta1 EndpointSlice (1)`).
+ * here in another apiVersion is named with it (`discovery.k8s.io/v1beta1 EndpointSlice (1)`),
+ * and the note then ends with the versions that are read.
  *
  * @returns the note (code `OTHER_KIND`, a warning), or `undefined` when nothing was skipped
  * @example
@@ -234,7 +238,11 @@ export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefi
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, n]) => `${name} (${n})`);
   const what = skipped.length === 1 ? "1 object of another kind" : `${skipped.length} objects of other kinds`;
-  return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}`);
+  // A kind read here in an old version (a v1beta1 slice of Kubernetes 1.20) is no other kind: say which are read.
+  const read = skipped.some((s) => s.apiVersion !== undefined)
+    ? `; the versions read are ${VERSIONS_READ}`
+    : "";
+  return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}${read}`);
 }
 
 /**
@@ -318,10 +326,11 @@ function collectEach(
   objects: readonly unknown[],
   defaultKind: string | undefined,
   out: Collector,
+  at?: readonly number[],
 ): void {
   r.enter(key);
   for (let i = 0; i < objects.length; i++) {
-    r.enter(i);
+    r.enter(at?.[i] ?? i);
     collectObject(r, objects[i], defaultKind, out);
     r.leave();
   }
@@ -368,7 +377,11 @@ function finish(r: Report, out: Collector): SplitList {
     slices,
     mirrors.map((m) => m !== undefined),
   );
-  for (const i of prefer.dropped) problems.push(givenSlicesNote(paths[i] ?? "", sliceServiceName(slices[i])));
+  problems.push(
+    ...givenSlicesNotes(
+      prefer.dropped.map((i) => ({ path: paths[i] ?? "", service: sliceServiceName(slices[i]) })),
+    ),
+  );
   const kept = (_: unknown, i: number) => prefer.keep[i] === true;
   if (note !== undefined) problems.push(note);
   return {
@@ -424,6 +437,8 @@ export function splitKubernetesList(list: unknown, options: ReadOptions = {}): S
  * (`spec.ports[0]`), several documents' at `documents[i]`.
  *
  * @param options - the namespace of objects that name none (default `default`)
+ * @param at - each document's index in its stream, where empty ones (a Helm template's
+ *   `# Source:` comment alone) were left out: the paths count them, as a reader does
  * @example
  * splitKubernetesDocuments([{ kind: "Service", metadata: {} }, { kind: "List", items: [] }]).servicePaths
  * // ["documents[0]"]
@@ -431,6 +446,7 @@ export function splitKubernetesList(list: unknown, options: ReadOptions = {}): S
 export function splitKubernetesDocuments(
   documents: readonly unknown[],
   options: ReadOptions = {},
+  at?: readonly number[],
 ): SplitList {
   const r = new Report();
   const out = emptyCollector(options);
@@ -438,7 +454,7 @@ export function splitKubernetesDocuments(
     collectObject(r, documents[0], undefined, out);
     return finish(r, out);
   }
-  collectEach(r, "documents", documents, undefined, out);
+  collectEach(r, "documents", documents, undefined, out, at);
   return finish(r, out);
 }
 

@@ -6,7 +6,7 @@
  */
 import { type Problem, problem } from "../errors.js";
 import {
-  givenSlicesNote,
+  givenSlicesNotes,
   type MirrorPaths,
   preferGivenSlices,
   sliceServiceName,
@@ -114,10 +114,15 @@ export function mergeClusterReads(reads: readonly NamedRead[]): ReadResult {
   const prefer = mirrored.includes(true)
     ? preferGivenSlices(endpointSlices, mirrored)
     : { keep: mirrored.map(() => true), dropped: [] };
-  for (const i of prefer.dropped) {
-    const note = givenSlicesNote(origins.endpointSlices[i] ?? "", sliceServiceName(endpointSlices[i]));
-    problems.push({ ...note, source: sources.endpointSlices[i] ?? "" });
-  }
+  const dropped = prefer.dropped.map((i) => ({
+    path: origins.endpointSlices[i] ?? "",
+    service: sliceServiceName(endpointSlices[i]),
+    source: sources.endpointSlices[i] ?? "",
+  }));
+  // The file they are in, when all are in one (a note on several files names none).
+  const from = new Set(dropped.map((d) => d.source));
+  for (const note of givenSlicesNotes(dropped))
+    problems.push(from.size === 1 ? { ...note, source: dropped[0]?.source ?? "" } : note);
   const kept = (_: unknown, i: number) => prefer.keep[i] === true;
   const note = skippedNote(skipped);
   if (note !== undefined) problems.push(note);

@@ -129,9 +129,11 @@ export function readClusterYaml(source: string, options: ReadOptions = {}): Read
   }
   // Documents with no content (comments only, `---` alone) are skipped; an explicit `null` or
   // `~` is a value, and not a cluster file.
+  // Paths still count them (documents[2] is the third document), as a reader of the file does.
+  const at = list.flatMap((d, i) => (isEmptyDocument(d) ? [] : [i]));
   let values: unknown[];
   try {
-    values = list.filter((d) => !isEmptyDocument(d)).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown);
+    values = at.map((i) => (list[i] as Document).toJS({ maxAliasCount: 100 }) as unknown);
   } catch (e) {
     // Aliases that expand past the limit (a "billion laughs" document), or nesting too deep.
     return yamlProblem((e as Error).message, undefined);
@@ -139,5 +141,5 @@ export function readClusterYaml(source: string, options: ReadOptions = {}): Read
   if (values.length === 0) {
     return unreadable("the input is empty");
   }
-  return readDocuments(values, options);
+  return readDocuments(values, options, at.length === list.length ? undefined : at);
 }

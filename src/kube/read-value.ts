@@ -205,10 +205,17 @@ export function withoutByteOrderMark(source: string): string {
   return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
 }
 
-/** Reads the values of a stream's documents: one is read on its own, several as Kubernetes objects. */
-export function readDocuments(values: readonly unknown[], options: ReadOptions = {}): ReadResult {
+/**
+ * Reads the values of a stream's documents: one is read on its own, several as Kubernetes
+ * objects; `at` is each one's index in the stream when empty documents were left out.
+ */
+export function readDocuments(
+  values: readonly unknown[],
+  options: ReadOptions = {},
+  at?: readonly number[],
+): ReadResult {
   if (values.length === 1) return readClusterValue(values[0], options);
-  return fromSplit(splitKubernetesDocuments(values, options));
+  return fromSplit(splitKubernetesDocuments(values, options, at));
 }
 
 /** The values of text holding several JSON values one after another, or `null` when it does not. */

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { type Problem, warning } from "../errors.js";
 import { isCanonicalIPv6 } from "../model/ip.js";
 import { scanIPv4 } from "../model/ip-scan.js";
 import { scanValidIPv6, specialIPProblem, specialIPv4Problem, specialIPv6Problem } from "./addresses.js";
@@ -49,12 +50,24 @@ const MAX_HINTS = 8;
 
 type AddressType = (typeof ADDRESS_TYPES)[number];
 
+/** A slice naming a Service the input does not hold: its warning, and the Service (`ns/name`). */
+export interface Orphan {
+  /** The warning the slice would get on its own. */
+  readonly warning: Problem;
+  /** The Service its label names. */
+  readonly service: string;
+  /** Where among the report's problems the warning belongs. */
+  readonly at: number;
+}
+
 /**
  * Validates `endpointSlices[index]`; the report's current path is `endpointSlices`.
  *
  * @param services - the Services with a valid namespace and name, to check port names against
  * @param seen - the slices so far by namespace and name (index into `slices`), for duplicates
  * @param leftOut - where the Services left out as invalid are, by the names they are written with
+ * @param orphans - given when the input holds no Service: the "no Service" warning goes there,
+ *   for the caller to sum up
  * @returns the Service the slice's namespace and Service name label name, when kube-proxy reads
  *   the slice for one of the Services with a valid namespace and name
  */
@@ -65,6 +78,7 @@ export function validateEndpointSlice(
   services: NamespacedIndex<ServiceInfo>,
   seen: NamespacedIndex<number>,
   leftOut: NamespacedIndex<number>,
+  orphans?: Orphan[],
 ): ServiceInfo | undefined {
   const slice = objectAt(r, slices, index);
   if (slice === undefined) return undefined;
@@ -113,13 +127,17 @@ export function validateEndpointSlice(
     service = services.get(meta.namespace, serviceName);
     if (service === undefined) {
       const at = leftOut.get(meta.namespace, serviceName);
-      r.warn(
-        "SKIPPED",
-        undefined,
+      const message =
         at === undefined
           ? `no Service ${meta.namespace}/${serviceName} in the input: its endpoints make no rules`
-          : `its Service ${meta.namespace}/${serviceName} (services[${at}]) is invalid: its endpoints make no rules`,
-      );
+          : `its Service ${meta.namespace}/${serviceName} (services[${at}]) is invalid: its endpoints make no rules`;
+      if (orphans === undefined) r.warn("SKIPPED", undefined, message);
+      else
+        orphans.push({
+          warning: warning("SKIPPED", r.path(), message),
+          service: `${meta.namespace}/${serviceName}`,
+          at: r.problems.length,
+        });
     }
   }
   validatePorts(r, slice, service);

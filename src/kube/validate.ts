@@ -23,7 +23,7 @@ import {
   show,
 } from "./validate-report.js";
 import { type ServiceInfo, validateService } from "./validate-service.js";
-import { validateEndpointSlice } from "./validate-slice.js";
+import { type Orphan, validateEndpointSlice } from "./validate-slice.js";
 
 const INPUT_KEYS: readonly string[] = ["config", "services", "endpointSlices"];
 /** Keys a conformance vector carries besides its input; they are documentation and ignored. */
@@ -102,6 +102,8 @@ function profileOf(input: unknown): string | undefined {
 
 /** The Services a slice may name: those with a valid namespace and name, and the rest. */
 interface ServiceIndex {
+  /** Whether the input holds no Service at all (only slices: `kubectl get endpointslices`). */
+  readonly none: boolean;
   readonly valid: NamespacedIndex<ServiceInfo>;
   /** Where each Service whose metadata or spec is unusable is, by the names it is written with. */
   readonly leftOut: NamespacedIndex<number>;
@@ -117,8 +119,9 @@ function writtenName(value: unknown): { namespace: string; name: string } | unde
 
 /** Validates `services`; returns the Services with a valid namespace and name, and the rest. */
 function validateServices(r: Report, value: unknown): ServiceIndex {
-  const index = { valid: new NamespacedIndex<ServiceInfo>(), leftOut: new NamespacedIndex<number>() };
   const list = asArray(r, "services", value);
+  const none = list === undefined || list.length === 0;
+  const index = { none, valid: new NamespacedIndex<ServiceInfo>(), leftOut: new NamespacedIndex<number>() };
   if (list === undefined) return index;
   r.enter("services");
   validateServiceList(r, list, index);
@@ -152,9 +155,28 @@ function validateSlices(
 ): void {
   const list = asArray(r, "endpointSlices", value);
   if (list === undefined) return;
+  // Slices without their Services (the svc of 'kubectl get svc,endpointslices' forgotten): one
+  // warning says so, rather than one per slice.
+  const orphans: Orphan[] | undefined = services.none ? [] : undefined;
   r.enter("endpointSlices");
-  validateSliceList(r, list, services, prebuilt);
+  validateSliceList(r, list, services, prebuilt, orphans);
   r.leave();
+  if (orphans === undefined || orphans.length === 0) return;
+  const named = [...new Set(orphans.map((o) => o.service))];
+  if (named.length === 1) {
+    // Each where it would have been, last first so that the earlier places hold.
+    for (let i = orphans.length - 1; i >= 0; i--) {
+      const o = orphans[i] as Orphan;
+      r.problems.splice(o.at, 0, o.warning);
+    }
+    return;
+  }
+  const some = named.length > 3 ? `${named.slice(0, 3).join(", ")}, …` : named.join(", ");
+  r.warn(
+    "SKIPPED",
+    undefined,
+    `no Service in the input: the endpoints given for ${named.length} Services (${some}) make no rules; 'kubectl get svc,endpointslices -A -o yaml' prints the Services too`,
+  );
 }
 
 function validateSliceList(
@@ -162,12 +184,13 @@ function validateSliceList(
   list: readonly unknown[],
   services: ServiceIndex,
   prebuilt: PrebuiltEndpoints | undefined,
+  orphans: Orphan[] | undefined,
 ): void {
   const seen = new NamespacedIndex<number>();
   for (let i = 0; i < list.length; i++) {
     const errors = r.errorCount;
     const nonCanonical = r.nonCanonicalIPs;
-    const found = validateEndpointSlice(r, list, i, services.valid, seen, services.leftOut);
+    const found = validateEndpointSlice(r, list, i, services.valid, seen, services.leftOut, orphans);
     // Only a slice without errors is sure to have the shape the model builder reads.
     if (prebuilt === undefined || r.errorCount !== errors) continue;
     const slice = list[i] as EndpointSlice;

@@ -204,7 +204,7 @@ describe("kube-iptables generate", () => {
     const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      `kube-iptables: ${path}: skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1)`,
+      `kube-iptables: ${path}: skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints`,
     ]);
     // Its endpoints are not read: kube-proxy watches discovery.k8s.io/v1 only.
     const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);
@@ -301,7 +301,7 @@ describe("kube-iptables generate", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("default/web");
     expect(stderrLines(r)).toEqual([
-      "kube-iptables: note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6 (or set config.ipFamily)",
+      "kube-iptables: note: no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6, or set config.ipFamily",
     ]);
     // Asked for by name, IPv4 is what the user wants: no note. A dual-stack cluster has IPv4 ports.
     expect(stderrLines(runCli(["generate", path, "--family", "IPv4"]))).toEqual([]);

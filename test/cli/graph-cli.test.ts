@@ -143,6 +143,37 @@ describe("kube-iptables graph", () => {
       expect(listed.err, name).toMatch(expected[name as keyof typeof expected]);
     }
   });
+  it("an IPv6-only cluster read in the default family names --family IPv6, as generate does", async () => {
+    // As 'kubectl get svc -o yaml' prints a Service of an IPv6 single-stack cluster.
+    const file = join(dir, "v6only.yaml");
+    writeFileSync(
+      file,
+      [
+        "apiVersion: v1",
+        "kind: Service",
+        "metadata: {name: web, namespace: shop}",
+        "spec:",
+        "  clusterIP: fd00:10:96::2a",
+        "  clusterIPs: [fd00:10:96::2a]",
+        "  ipFamilies: [IPv6]",
+        "  ipFamilyPolicy: SingleStack",
+        "  ports: [{name: http, port: 80, protocol: TCP, targetPort: 8080}]",
+        "  type: ClusterIP",
+        "",
+      ].join("\n"),
+    );
+    const hint =
+      "(no Service has an IPv4 cluster IP, and 1 service port has an IPv6 one: give --family IPv6, or set config.ipFamily)";
+    const listed = await capture(runGraph, [file, "--list"]);
+    expect([listed.code, listed.out]).toEqual([0, ""]);
+    expect(listed.err).toBe(`kube-iptables: note: no service port has rules in this input ${hint}\n`);
+    const drawn = await capture(runGraph, [file]);
+    expect(drawn.code).toBe(2);
+    expect(drawn.err).toContain(hint);
+    expect((await capture(runGraph, [file, "--family", "IPv6", "--list"])).out).toBe("shop/web:http\n");
+    // Asked for by name, IPv4 has nothing to say about IPv6.
+    expect((await capture(runGraph, [file, "--family", "IPv4", "--list"])).err).not.toContain("IPv6");
+  });
   it("an unreadable dump fails with its line (exit 2)", async () => {
     const bad = join(dir, "bad.save");
     writeFileSync(

@@ -95,7 +95,7 @@ describe("objects of other kinds", () => {
         { path: "c", kind: "ConfigMap" },
       ])?.message,
     ).toBe(
-      "skipped 3 objects of other kinds: ConfigMap (1), discovery.k8s.io/v1beta1 EndpointSlice (1), v2 Service (1)",
+      "skipped 3 objects of other kinds: ConfigMap (1), discovery.k8s.io/v1beta1 EndpointSlice (1), v2 Service (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     );
     expect(skippedNote([])).toBeUndefined();
   });
@@ -115,6 +115,26 @@ describe("objects of other kinds", () => {
       "documents[2].items[0]",
       "documents[2].items[1]",
     ]);
+  });
+
+  test("a document's path counts the empty documents before it, as `helm template` prints them", () => {
+    // Templates that render nothing leave their `# Source:` comment as a document of its own.
+    const parts = [
+      "---\n# Source: shop/templates/serviceaccount.yaml\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n",
+      "# Source: shop/templates/hpa.yaml\n",
+      "# Source: shop/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  clusterIP: 10.96.0.10\n  ports: [{port: 80, protocol: TCP, targetPort: http}]\n  selector: {app: web}\n  type: ClusterIP\n",
+      "\n",
+      "apiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec:\n  clusterIP: 10.96.0.11\n  ports: [{port: 80, protocol: tcp}]\n",
+    ];
+    const read = readClusterText(parts.join("---\n"));
+    expect(read.shape).toBe("list");
+    expect(read.origins.services).toEqual(["documents[2]", "documents[4]"]);
+    expect(read.skipped?.map((s) => s.path)).toEqual(["documents[0]"]);
+    const prepared = prepareCluster(read.input as ClusterInput, { origins: read.origins });
+    expect(prepared.problems.map((p) => p.path)).toEqual(["documents[4].spec.ports[0].protocol"]);
+    // A stream without empty documents is numbered as before.
+    const full = parts.filter((p) => p.includes("kind:")).join("---\n");
+    expect(readClusterText(full).origins.services).toEqual(["documents[1]", "documents[2]"]);
   });
 
   test("an item without a kind, or with a kind that is not a string, is still an error", () => {
@@ -145,7 +165,7 @@ describe("a cluster file's kinds", () => {
     });
     expect(read.shape).toBe("cluster");
     expect(read.problems.map((p) => `${p.severity} ${p.code}: ${p.message}`)).toEqual([
-      "warning OTHER_KIND: skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
+      "warning OTHER_KIND: skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     ]);
     expect(read.skipped?.map((s) => s.path)).toEqual(["services[0]", "endpointSlices[0]"]);
     expect(read.input?.services).toHaveLength(1);
@@ -479,6 +499,37 @@ describe("Endpoints and slices of the same Service", () => {
       "10.244.0.5",
     ]);
     expect(merged.origins.endpointSlices).toEqual([""]);
+  });
+
+  test("for several Services, one note names them ('kubectl get svc,ep,endpointslices -A')", () => {
+    const names = ["web", "db", "api", "cache"];
+    const items = names.flatMap((name, i) => [
+      service(name, { spec: { clusterIP: `10.96.0.${20 + i}`, ports: [{ name: "http", port: 80 }] } }),
+      endpoints(name, [{ addresses: [{ ip: `10.244.0.${20 + i}` }], ports: [{ name: "http", port: 8080 }] }]),
+      {
+        ...slice(name, `10.244.0.${20 + i}`),
+        metadata: { ...slice(name, "").metadata, name: `${name}-abc` },
+      },
+    ]);
+    const read = readClusterValue({ kind: "List", items });
+    expect(read.problems.map((p) => `${p.severity} ${p.path}: ${p.message}`)).toEqual([
+      "warning : EndpointSlices are given as well as Endpoints for 4 Services (default/web, default/db, default/api, …): the slices are read, as kube-proxy reads them",
+    ]);
+    expect(modelEndpoints(read.input as ClusterInput, read.origins)).toHaveLength(4);
+    // Across files, the note names the file when they are all in one.
+    const merged = mergeClusterReads([
+      {
+        source: "a.json",
+        read: readClusterValue({ kind: "List", items: items.filter((o) => o.kind !== "EndpointSlice") }),
+      },
+      {
+        source: "b.json",
+        read: readClusterValue({ kind: "List", items: items.filter((o) => o.kind === "EndpointSlice") }),
+      },
+    ]);
+    expect(merged.problems.map((p) => `${p.source} ${p.path}: ${p.message.slice(0, 60)}`)).toEqual([
+      "a.json : EndpointSlices are given as well as Endpoints for 4 Services",
+    ]);
   });
 
   test("merged files name their skipped kinds in one note", () => {

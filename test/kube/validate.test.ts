@@ -597,6 +597,39 @@ describe("validateClusterInput: warnings for what kube-proxy skips", () => {
   });
 });
 
+describe("slices given without any Service", () => {
+  const of = (service: string, n: number, namespace = "default"): Json =>
+    slice({
+      metadata: {
+        name: `${service}-${n}`,
+        namespace,
+        labels: { "kubernetes.io/service-name": service },
+      },
+    });
+
+  test("get one warning naming the Services, not one each ('kubectl get endpointslices' alone)", () => {
+    const slices = [of("web", 1), of("web", 2), of("api", 1), of("kube-dns", 1, "kube-system"), of("db", 1)];
+    expect(problems({ endpointSlices: slices })).toEqual([
+      "warning SKIPPED : no Service in the input: the endpoints given for 4 Services (default/web, default/api, kube-system/kube-dns, …) make no rules; 'kubectl get svc,endpointslices -A -o yaml' prints the Services too",
+    ]);
+    expect(problems({ services: [], endpointSlices: [of("web", 1), of("api", 1)] })).toEqual([
+      "warning SKIPPED : no Service in the input: the endpoints given for 2 Services (default/web, default/api) make no rules; 'kubectl get svc,endpointslices -A -o yaml' prints the Services too",
+    ]);
+  });
+
+  test("the slices of one Service keep their own warnings, as do slices beside other Services", () => {
+    expect(problems({ endpointSlices: [of("web", 1), of("web", 2)] })).toEqual([
+      "warning SKIPPED endpointSlices[0]: no Service default/web in the input: its endpoints make no rules",
+      "warning SKIPPED endpointSlices[1]: no Service default/web in the input: its endpoints make no rules",
+    ]);
+    const other = service({}, { metadata: { name: "other", namespace: "default" } });
+    expect(problems({ services: [other], endpointSlices: [of("web", 1), of("api", 1)] })).toEqual([
+      "warning SKIPPED endpointSlices[0]: no Service default/web in the input: its endpoints make no rules",
+      "warning SKIPPED endpointSlices[1]: no Service default/api in the input: its endpoints make no rules",
+    ]);
+  });
+});
+
 describe("node ports the API server would have assigned", () => {
   test("none is expected of a LoadBalancer without node ports, nor reported for a Service without a cluster IP", () => {
     const noNodePorts = service({ type: "LoadBalancer", allocateLoadBalancerNodePorts: false });
@@ -832,7 +865,7 @@ describe("Kubernetes List input", () => {
       validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`),
     ).toEqual([
       'error TYPE items[5]: expected a Kubernetes object, got the string "nope"',
-      "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
+      "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     ]);
     expect(validateObjectKinds([{ metadata: {} }]).map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items[0].kind",
@@ -855,7 +888,7 @@ describe("Kubernetes List input", () => {
   test("validateKubernetesList reports problems at the items' paths", () => {
     expect(validateKubernetesList(list).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
       'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
-      "OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1)",
+      "OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
       "INVALID_VALUE items[1].spec.ports[0].port: 70000 is not a port number (1-65535)",
       "DUPLICATE items[4]: Service default/web is already items[1]",
       'SKIPPED items[0].ports[0]: port name "http" (TCP) matches no port of Service default/web: kube-proxy ignores it',
