@@ -244,6 +244,8 @@ function recentHit(m: RecentMatch, b: Branch, ctx: MatchContext): Part {
   if (m.command === "set") return true;
   const addr = m.side === "source" ? b.src : b.dst;
   if (b.recentSet.includes(m.listName)) return !m.negated;
+  // A REDIRECTed destination is an address the rules do not name: whether a list holds it is a fact.
+  if (m.side !== "source" && b.dstAlias !== null) return matchFacts(m, b);
   const mask = hostBytes(m.mask, ctx.family);
   if (mask === null) return unknown(`recent --mask ${m.mask}`);
   let hit = false;

@@ -93,6 +93,26 @@ describe("REDIRECT", () => {
     ]);
   });
 
+  it("a recent list tested on the redirected destination is a fact about that address", () => {
+    const nat = PORTALS.slice(0, PORTALS.indexOf("*filter"));
+    const text = `${nat}*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n-A INPUT -m recent --rcheck --seconds 60 --name hot --mask 255.255.255.255 --rdest -j DROP\nCOMMIT\n`;
+    // The list holds 0.0.0.0, the bytes behind the alias: no entry may decide it.
+    const r = traceRules(
+      state(text),
+      { ...toCart, source: "10.244.1.5", from: "pod", inInterface: "cbr0" },
+      {
+        nodeAddresses: ["10.0.0.5"],
+        affinity: [{ client: "0.0.0.0", chain: "hot", lastSeen: 100 }],
+        now: 101,
+      },
+    );
+    expect(r.outcomes.map((o) => [o.verdict, o.conditions.map((c) => c.kind)])).toEqual([
+      ["dropped", ["interface-address"]],
+      ["dropped", ["interface-address", "match"]],
+      ["accepted", ["interface-address", "match"]],
+    ]);
+  });
+
   it("ends as unknown for a port range: the kernel picks a free port", () => {
     const r = trace(PORTALS, {
       ...toCart,
