@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { condition, type Fact } from "./conditions.js";
 import type { Fraction } from "./fraction.js";
 import type { SocketAddress, TraceCondition, TraceStep } from "./types.js";
 
@@ -72,4 +73,21 @@ export function cloneBranch(b: Branch): Branch {
     splits: b.splits.slice(),
     routedRemote: b.routedRemote.slice(),
   };
+}
+
+/**
+ * Splits a path on a fact: `b` goes on assuming it holds, and the returned copy assuming it does
+ * not; split `id` marks both sides (`<id>+`, `<id>-`) so that sides ending alike can be folded.
+ *
+ * @example
+ * const other = splitOn(b, { kind: "local-address", subject: "10.0.0.5", test: "" }, 3);
+ * b.splits // [..., "3+"]; other.splits // [..., "3-"]
+ */
+export function splitOn(b: Branch, fact: Fact, id: number): Branch {
+  const other = cloneBranch(b);
+  other.conditions.push(condition(fact, false));
+  other.splits.push(`${id}-`);
+  b.conditions.push(condition(fact, true));
+  b.splits.push(`${id}+`);
+  return other;
 }

@@ -18,7 +18,7 @@ import type {
   RecentMatch,
 } from "../ir/canonical-types.js";
 import type { IPFamily } from "../ir/types.js";
-import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
+import { hostBytes, inside, isLocal, type LocalAddresses } from "./addresses.js";
 import type { Branch } from "./branch.js";
 import { decide, type Fact } from "./conditions.js";
 import { type Fraction, multiply, ONE, statisticShare } from "./fraction.js";
@@ -301,13 +301,6 @@ function addrtypeHit(m: AddrtypeMatch, b: Branch, ctx: MatchContext): boolean | 
   return pending ?? true;
 }
 
-/** The prefix length of a contiguous mask (`-d` as iptables-save prints it). */
-function prefixLength(mask: readonly number[]): number {
-  let n = 0;
-  for (const x of mask) for (let bit = 128; bit > 0; bit >>= 1) if ((x & bit) !== 0) n++;
-  return n;
-}
-
 /** Evaluates one match: true/false, a share for a statistic match, or an undecided result. */
 function matchOne(m: CanonicalMatch, b: Branch, ctx: MatchContext): Part {
   switch (m.kind) {
@@ -407,7 +400,7 @@ export function matchRule(rule: CanonicalRule, b: Branch, ctx: MatchContext): Ma
   }
   if (d !== null && b.dstAlias !== null) {
     // A REDIRECTed packet's address is its input interface's: which one, the rules do not say.
-    const r = fact("match", b.dstAlias, `-d ${hostText(d.bytes)}/${prefixLength(d.maskBytes)}`, b);
+    const r = fact("match", b.dstAlias, `-d ${d.address}/${d.mask}`, b);
     if (r === d.negated) return NO;
     if (typeof r !== "boolean") note(r);
   }

@@ -9,9 +9,9 @@ import { canonicalAddress } from "../iptables/index.js";
 import type { CanonicalAddress } from "../ir/canonical-types.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { hostBytes, hostText, inside, isLocal, type LocalAddresses } from "./addresses.js";
-import { type Branch, cloneBranch } from "./branch.js";
+import { type Branch, splitOn } from "./branch.js";
 import { type CompiledRule, type CompiledState, compileState } from "./compile.js";
-import { condition, decide } from "./conditions.js";
+import { decide } from "./conditions.js";
 import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
 import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
@@ -169,12 +169,7 @@ function routed(env: Env, paths: Branch[], remote: Route): [Branch, Route][] {
     env.base.budget.splits--;
     const id = env.base.budget.next++;
     env.routeSplits.add(String(id));
-    const fact = { kind: "local-address", subject: b.dstText, test: "" } as const;
-    const other = cloneBranch(b);
-    b.conditions.push(condition(fact, true));
-    b.splits.push(`${id}+`);
-    other.conditions.push(condition(fact, false));
-    other.splits.push(`${id}-`);
+    const other = splitOn(b, { kind: "local-address", subject: b.dstText, test: "" }, id);
     out.push([b, "local"], [other, remote]);
   }
   return out;

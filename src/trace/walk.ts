@@ -9,10 +9,9 @@
 import type { GenericTarget } from "../ir/canonical-types.js";
 import { isEndpointChain } from "../naming/kube-chains.js";
 import { hostBytes, hostText } from "./addresses.js";
-import { type Branch, cloneBranch } from "./branch.js";
+import { type Branch, cloneBranch, splitOn } from "./branch.js";
 import { candidates } from "./chain-index.js";
 import { type CompiledChain, type CompiledRule, type CompiledState, ruleText } from "./compile.js";
-import { condition } from "./conditions.js";
 import { type Fraction, fraction, multiply } from "./fraction.js";
 import { type MatchContext, matchRule } from "./match.js";
 import { applyRedirect, isRedirect, redirectFact } from "./redirect.js";
@@ -129,12 +128,7 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
       ctx.budget.splits--;
       // Both truths of the fact go on from this rule again, now decided.
       frame.i--;
-      const other = cloneBranch(b);
-      const id = ctx.budget.next++;
-      other.conditions.push(condition(m.fact, false));
-      other.splits.push(`${id}-`);
-      b.conditions.push(condition(m.fact, true));
-      b.splits.push(`${id}+`);
+      const other = splitOn(b, m.fact, ctx.budget.next++);
       work.push({ branch: other, frames: frames.map((f) => ({ ...f })) });
       continue;
     }
