@@ -33,7 +33,7 @@ import { type Problem, warning } from "../errors.js";
 import { canonicalIP } from "../model/ip.js";
 import { isMapped, scanIPv6 } from "../model/ip-scan.js";
 import type { EndpointSlice } from "./types.js";
-import { isObject, type JsonObject } from "./validate-report.js";
+import { firstNames, isObject, type JsonObject } from "./validate-report.js";
 
 /** The controller's name, as its slices' `endpointslice.kubernetes.io/managed-by` label says. */
 export const MIRRORING_CONTROLLER = "endpointslicemirroring-controller.k8s.io";
@@ -456,12 +456,11 @@ export function givenSlicesNote(path: string, service: string): Problem {
 export function givenSlicesNotes(dropped: readonly { path: string; service: string }[]): Problem[] {
   if (dropped.length <= 1) return dropped.map((d) => givenSlicesNote(d.path, d.service));
   const names = dropped.map((d) => d.service);
-  const some = names.length > 3 ? `${names.slice(0, 3).join(", ")}, …` : names.join(", ");
   return [
     warning(
       "SKIPPED",
       "",
-      `EndpointSlices are given as well as Endpoints for ${names.length} Services (${some}): the slices are read, as kube-proxy reads them`,
+      `EndpointSlices are given as well as Endpoints for ${names.length} Services (${firstNames(names)}): the slices are read, as kube-proxy reads them`,
     ),
   ];
 }

@@ -164,6 +164,16 @@ export function choices(items: readonly string[], conjunction: "or" | "and" = "o
 }
 
 /**
+ * The first few of a long list of names, for a message that also gives the count.
+ *
+ * @example
+ * firstNames(["a/x", "a/y", "b/z", "c/w"]) // "a/x, a/y, b/z, …"
+ */
+export function firstNames(names: readonly string[], shown = 3): string {
+  return names.length > shown ? `${names.slice(0, shown).join(", ")}, …` : names.join(", ");
+}
+
+/**
  * A two-level map from namespace and name, so that lookups build no `namespace/name` strings.
  * A namespace's first name is kept beside it, and a Map of the others made only when a second
  * name comes: a namespace often holds one Service (and its slices), and a Map apiece cost more

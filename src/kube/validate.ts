@@ -16,6 +16,7 @@ import { asArray } from "./validate-fields.js";
 import {
   choices,
   describe,
+  firstNames,
   isObject,
   type JsonObject,
   NamespacedIndex,
@@ -171,11 +172,10 @@ function validateSlices(
     }
     return;
   }
-  const some = named.length > 3 ? `${named.slice(0, 3).join(", ")}, …` : named.join(", ");
   r.warn(
     "SKIPPED",
     undefined,
-    `no Service in the input: the endpoints given for ${named.length} Services (${some}) make no rules; 'kubectl get svc,endpointslices -A -o yaml' prints the Services too`,
+    `no Service in the input: the endpoints given for ${named.length} Services (${firstNames(named)}) make no rules; 'kubectl get svc,endpointslices -A -o yaml' prints the Services too`,
   );
 }
 
