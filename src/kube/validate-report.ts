@@ -5,6 +5,7 @@
  * @module
  */
 import { type ErrorCode, type Problem, problem, warning } from "../errors.js";
+import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../model/profiles.js";
 import { oneLine } from "../one-line.js";
 import { PATH_IDENTIFIER } from "./patterns.js";
 import type { NameRule } from "./validate-names.js";
@@ -40,10 +41,11 @@ export class Report {
   private readonly passed = new Map<string, NameRule | NameRule[]>();
 
   /**
-   * @param honorIPMode - whether kube-proxy reads `ipMode` (1.29+; the v1.22 profile predates
-   *   it, and makes rules for a `Proxy` ingress IP like any other)
+   * @param traits - the release the objects are read for: whether kube-proxy reads `ipMode`
+   *   (1.29+; v1.22 makes rules for a `Proxy` ingress IP like any other), and which traffic
+   *   distributions its API server takes
    */
-  constructor(readonly honorIPMode = true) {}
+  constructor(readonly traits: ProfileTraits = PROFILES[DEFAULT_PROFILE]) {}
 
   /** Whether `text` already passed `rule` (see {@link Report.pass}). */
   hasPassed(rule: NameRule, text: string): boolean {

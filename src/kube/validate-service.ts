@@ -12,6 +12,7 @@
  */
 
 import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
+import { PROFILE_NAMES, PROFILES } from "../model/profiles.js";
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
 import { trimGoSpace } from "./go-strings.js";
@@ -38,7 +39,7 @@ import {
 } from "./validate-fields.js";
 import { validateMetadata } from "./validate-metadata.js";
 import { dns1035Label, dns1123Label, dns1123Subdomain, labelKey, portName } from "./validate-names.js";
-import { isObject, type JsonObject, type Report, show } from "./validate-report.js";
+import { choices, isObject, type JsonObject, type Report, show } from "./validate-report.js";
 
 const TYPES = ["ClusterIP", "NodePort", "LoadBalancer", "ExternalName"] as const;
 const FAMILIES = ["IPv4", "IPv6"] as const;
@@ -47,7 +48,6 @@ const PROTOCOLS = ["TCP", "UDP", "SCTP"] as const;
 const POLICIES = ["Cluster", "Local"] as const;
 const AFFINITIES = ["None", "ClientIP"] as const;
 const IP_MODES = ["VIP", "Proxy"] as const;
-const DISTRIBUTIONS = ["PreferClose", "PreferSameZone", "PreferSameNode"] as const;
 
 type ServiceType = (typeof TYPES)[number];
 
@@ -257,10 +257,9 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     asString(r, "externalName", spec.externalName);
   }
 
-  // API server: validateServiceTrafficDistribution (PreferClose; later releases add the others).
+  // API server: validateServiceTrafficDistribution (PreferClose; 1.34 adds the others).
   const distribution = asString(r, "trafficDistribution", spec.trafficDistribution);
-  if (distribution !== undefined)
-    checkEnum(r, "trafficDistribution", distribution, DISTRIBUTIONS, "a traffic distribution");
+  if (distribution !== undefined) checkDistribution(r, distribution);
 
   // API server: allocateLoadBalancerNodePorts only on a LoadBalancer Service.
   const allocate = asBoolean(r, "allocateLoadBalancerNodePorts", spec.allocateLoadBalancerNodePorts);
@@ -724,7 +723,7 @@ function validateIngress(r: Report, ingress: readonly unknown[], index: number):
   if (mode !== undefined && checkEnum(r, "ipMode", mode, IP_MODES, "an IP mode")) {
     if (ip === "") r.error("INVALID_VALUE", "ipMode", `${show(mode)} may only be set together with ip`);
     // kube-proxy: IsVIPMode; an ingress IP in Proxy mode gets no rules (1.29+).
-    else if (mode === "Proxy" && r.honorIPMode)
+    else if (mode === "Proxy" && r.traits.ipModeField)
       r.warn("SKIPPED", "ipMode", `"Proxy": kube-proxy makes no rules for this ingress IP`);
   }
   // kube-proxy: an ingress without an IP gets no rules.
@@ -742,4 +741,16 @@ const strictGroups = new Uint16Array(8);
 /** Whether Go's `net.ParseIP` (strict: no leading zeros, no zone) reads the text as an address. */
 function isStrictIP(text: string): boolean {
   return scanIPv4(text, 0, text.length) >= 0 || scanIPv6(text, strictGroups);
+}
+
+/** The API server's check of `spec.trafficDistribution`, for the release the objects are read for. */
+function checkDistribution(r: Report, distribution: string): void {
+  const allowed = r.traits.trafficDistributions;
+  if (allowed.includes(distribution)) return;
+  const first = PROFILE_NAMES.find((name) => PROFILES[name].trafficDistributions.includes(distribution));
+  const why =
+    first === undefined
+      ? `${show(distribution)} is not a traffic distribution (${choices(PROFILES.latest.trafficDistributions)})`
+      : `${show(distribution)} is a traffic distribution from kube-proxy ${PROFILES[first].releases} on, not of ${r.traits.releases} (${choices(allowed)})`;
+  r.error("INVALID_VALUE", "trafficDistribution", why);
 }

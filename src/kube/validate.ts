@@ -75,7 +75,7 @@ export function validateAndPrebuild(
   prebuilt: PrebuiltEndpoints | undefined,
   profile: string | undefined = profileOf(input),
 ): Problem[] {
-  const r = new Report(traitsOfName(profile).ipModeField);
+  const r = new Report(traitsOfName(profile));
   if (!isObject(input)) {
     r.error(
       "TYPE",

@@ -682,6 +682,32 @@ describe("ipMode under the v1.22 profile", () => {
   });
 });
 
+describe("trafficDistribution follows the release's API server", () => {
+  // PreferSameZone and PreferSameNode came with PreferSameTrafficDistribution, on from 1.34.
+  const with_ = (distribution: string, profile?: string) =>
+    problems({
+      ...(profile === undefined ? {} : { config: { profile } }),
+      services: [service({ trafficDistribution: distribution })],
+    });
+  test("PreferClose everywhere; the two newer values from v1.34 on", () => {
+    for (const profile of [undefined, "v1.22", "v1.32", "v1.34", "latest"])
+      expect(with_("PreferClose", profile)).toEqual([]);
+    for (const value of ["PreferSameZone", "PreferSameNode"]) {
+      expect(with_(value, "v1.34")).toEqual([]);
+      expect(with_(value, "v1.37")).toEqual([]);
+      expect(with_(value, "v1.32")).toEqual([
+        `error INVALID_VALUE services[0].spec.trafficDistribution: "${value}" is a traffic distribution from kube-proxy 1.34–1.35 on, not of 1.31–1.33 (PreferClose)`,
+      ]);
+      expect(with_(value)).toHaveLength(1);
+    }
+  });
+  test("a value no release takes names every value", () => {
+    expect(with_("Anywhere", "latest")).toEqual([
+      'error INVALID_VALUE services[0].spec.trafficDistribution: "Anywhere" is not a traffic distribution (PreferClose, PreferSameZone or PreferSameNode)',
+    ]);
+  });
+});
+
 describe("the slices of a Service left out as invalid", () => {
   test("say where it is, not that there is none", () => {
     const invalid = { metadata: { name: "Web_1", namespace: "default" }, spec: { clusterIP: "10.96.0.10" } };
