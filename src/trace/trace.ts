@@ -101,9 +101,10 @@ function compileRoutes(routes: readonly TraceRoute[], family: IPFamily): Compile
       throw new TraceInputError(
         `route ${r.destination}: ${JSON.stringify(r.interface)} is not an interface name`,
       );
-    let length = 0;
-    for (const x of prefix.maskBytes) for (let bit = 128; bit > 0; bit >>= 1) if ((x & bit) !== 0) length++;
-    out.push({ prefix, length, name: r.interface });
+    // A routing table holds prefixes: `ip route` has no way to write a mask with holes.
+    if (prefix.prefixLength < 0)
+      throw new TraceInputError(`route ${r.destination}: a route's mask is a prefix length, not ${prefix.mask}`);
+    out.push({ prefix, length: prefix.prefixLength, name: r.interface });
   }
   return out.sort((a, b) => b.length - a.length);
 }

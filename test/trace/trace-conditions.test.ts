@@ -154,6 +154,12 @@ describe("-o: the interface the route leaves by", () => {
     expect(() =>
       traceRules(state(forward), fromPod, { routes: [{ destination: "10.0.0.0/33", interface: "x" }] }),
     ).toThrow(/route 10.0.0.0\/33/);
+    // A mask with holes is an iptables -d, never a route.
+    expect(() =>
+      traceRules(state(forward), fromPod, {
+        routes: [{ destination: "10.0.0.0/255.0.255.0", interface: "x" }],
+      }),
+    ).toThrow(/a route's mask is a prefix length, not 255.0.255.0/);
   });
 
   it("before routing and in INPUT there is no output interface: -o never matches, ! -o always does", () => {
