@@ -103,7 +103,9 @@ function compileRoutes(routes: readonly TraceRoute[], family: IPFamily): Compile
       );
     // A routing table holds prefixes: `ip route` has no way to write a mask with holes.
     if (prefix.prefixLength < 0)
-      throw new TraceInputError(`route ${r.destination}: a route's mask is a prefix length, not ${prefix.mask}`);
+      throw new TraceInputError(
+        `route ${r.destination}: a route's mask is a prefix length, not ${prefix.mask}`,
+      );
     out.push({ prefix, length: prefix.prefixLength, name: r.interface });
   }
   return out.sort((a, b) => b.length - a.length);

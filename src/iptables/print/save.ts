@@ -19,7 +19,6 @@ import {
 import { canonicalizeRuleOnce, formatCanonicalRule } from "../canonical/canonicalize.js";
 import { canonicalSaveLines, expandedSaveLines } from "../shape/general.js";
 import { matchSaveLine } from "../shape/match.js";
-import { TextRuns } from "./text-runs.js";
 
 /**
  * Options of {@link formatSave}.
@@ -34,15 +33,6 @@ export interface FormatSaveOptions {
   readonly counters?: boolean;
   /** Backend to imitate where nft and legacy print differently (spec §12); default `"nft"`. */
   readonly backend?: Backend;
-}
-
-/**
- * One chain of the table being printed: its last declaration (a built-in chain's policy and
- * counters), its rules' save lines as runs of text, and the first problem among its rules.
- */
-class ChainText extends TextRuns {
-  declaration: ChainDeclaration | null = null;
-  problem: KubeIptablesError | null = null;
 }
 
 const ZERO_COUNTERS = { packets: 0n, bytes: 0n } as const;
@@ -137,72 +127,238 @@ function pushTable(
   options: FormatSaveOptions | undefined,
 ): void {
   const builtins = BUILTIN_CHAINS[table.name] ?? [];
-  const chains = new Map<string, ChainText>();
-  const chainOf = (name: string): ChainText => {
-    let chain = chains.get(name);
-    if (chain === undefined) {
-      chain = new ChainText();
-      chains.set(name, chain);
-    }
-    return chain;
-  };
-  for (const d of table.chains) chainOf(d.name).declaration = d;
+  const runs = printRuns(table, family, options);
+  const chains = chainsOfRuns(table, runs.names, builtins);
 
+  let text = `*${table.name}\n`;
+  for (const name of builtins) {
+    const d = chains.builtinDeclarations.get(name);
+    const c = d?.counters;
+    text += `:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]\n`;
+  }
+  out.push(text);
+  const { names, userSlots, slots } = chains;
+  if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
+  for (const list of chains.builtinSlots)
+    pushRuns(out, list.length === 1 ? (list[0] as number) : list, runs, slots);
+  for (let i = 0; i < userSlots.length; i++) pushRuns(out, userSlots[i] as number | number[], runs, slots);
+  out.push("COMMIT\n");
+}
+
+/** A table's rules printed as runs: consecutive rules of one chain, in the order held. */
+interface Runs {
+  /** Each run's chain. */
+  readonly names: string[];
+  /** Each run's lines, each ending in a newline. */
+  readonly texts: string[];
+  /** The first problem of each run that has one (by run index). */
+  readonly problems: Map<number, KubeIptablesError>;
+}
+
+function printRuns(table: Table, family: IPFamily, options: FormatSaveOptions | undefined): Runs {
   const backend = options?.backend ?? "nft";
   const withCounters = options?.counters === true;
+  const names: string[] = [];
+  const texts: string[] = [];
+  const problems = new Map<number, KubeIptablesError>();
   const lines: string[] = [];
-  let run: ChainText | null = null;
-  let runName = "";
+  let runName: string | null = null;
   let head = "";
+  let problem: KubeIptablesError | null = null;
   const endRun = (): void => {
-    if (run !== null && lines.length > 0) {
-      lines.push("");
-      run.add(lines.join("\n"));
-    }
+    if (runName === null) return;
+    if (problem !== null) problems.set(names.length, problem);
+    lines.push("");
+    names.push(runName);
+    texts.push(lines.join("\n"));
     lines.length = 0;
   };
   const entries = table.entries;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as Table["entries"][number];
     if (e.kind !== "rule" || e.op !== "-A" || e.index !== undefined) throw notAState(e);
-    if (run === null || e.chain !== runName) {
+    if (e.chain !== runName) {
       endRun();
       runName = e.chain;
-      run = chainOf(runName);
       head = `-A ${runName}`;
+      problem = null;
     }
-    if (run.problem === null) run.problem = printRule(lines, e, head, family, backend, withCounters);
+    // After a run's first problem its other rules need not be printed: the chain is not.
+    if (problem === null) problem = printRule(lines, e, head, family, backend, withCounters);
   }
   endRun();
-
-  const names: string[] = [];
-  const user: ChainText[] = [];
-  for (const [name, chain] of chains) {
-    if (builtins.includes(name)) continue;
-    names.push(name);
-    user.push(chain);
-  }
-  sortByChainName(names, user);
-  let text = `*${table.name}\n`;
-  for (const name of builtins) {
-    const d = chains.get(name)?.declaration;
-    const c = d?.counters;
-    text += `:${name} ${d?.policy ?? "ACCEPT"} [${c === undefined ? "0:0" : `${c.packets}:${c.bytes}`}]\n`;
-  }
-  out.push(text);
-  if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
-  for (const name of builtins) {
-    const chain = chains.get(name);
-    if (chain !== undefined) pushRuns(out, chain);
-  }
-  for (let i = 0; i < user.length; i++) pushRuns(out, user[i] as ChainText);
-  out.push("COMMIT\n");
+  return { names, texts, problems };
 }
 
-/** Pushes a chain's runs, or throws its problem. */
-function pushRuns(out: string[], chain: ChainText): void {
-  if (chain.problem !== null) throw chain.problem;
-  chain.pushTo(out);
+/**
+ * Where a table's runs go: each chain is a slot (its first declaration, or a slot of its own
+ * for a chain with rules but no declaration), holding the runs placed there in the order held.
+ * Nearly every chain holds one run, kept in `first` without a list of its own.
+ */
+class Slots {
+  /** Each slot's chain. */
+  readonly names: string[];
+  /** Each slot's first run, -1 for none. */
+  first: Int32Array;
+  /** The runs after the first, for the slots that hold more. */
+  readonly more = new Map<number, number[]>();
+
+  constructor(names: string[]) {
+    this.names = names;
+    this.first = new Int32Array(names.length).fill(-1);
+  }
+
+  /** Adds a slot for a chain that was never declared. */
+  addSlot(name: string): number {
+    const slot = this.names.length;
+    this.names.push(name);
+    if (slot >= this.first.length) {
+      const grown = new Int32Array(Math.max(16, slot * 2)).fill(-1);
+      grown.set(this.first);
+      this.first = grown;
+    }
+    return slot;
+  }
+
+  place(slot: number, run: number): void {
+    if (this.first[slot] === -1) this.first[slot] = run;
+    else {
+      const more = this.more.get(slot);
+      if (more === undefined) this.more.set(slot, [run]);
+      else more.push(run);
+    }
+  }
+
+  /** The runs of one or more slots (a chain declared more than once), in the order held. */
+  runsOf(slots: number | readonly number[]): number[] {
+    if (typeof slots === "number") {
+      const first = this.first[slots] as number;
+      if (first === -1) return [];
+      const more = this.more.get(slots);
+      return more === undefined ? [first] : [first, ...more];
+    }
+    const all: number[] = [];
+    for (const slot of slots) for (const r of this.runsOf(slot)) all.push(r);
+    return all.sort((a, b) => a - b);
+  }
+}
+
+/** The chains a table prints, in iptables-save's order, with the slots of their runs. */
+interface TableChains {
+  readonly slots: Slots;
+  /** The last declaration of each built-in chain declared. */
+  readonly builtinDeclarations: Map<string, ChainDeclaration>;
+  /** The slots of each built-in chain, in the built-ins' order. */
+  readonly builtinSlots: number[][];
+  /** The user chains, declared or holding rules, sorted as iptables-save sorts them. */
+  readonly names: string[];
+  /** The slot (or, for a chain declared more than once, the slots) of each of `names`. */
+  readonly userSlots: (number | number[])[];
+}
+
+/** How far past the cursor a run's chain is looked for among the declarations. */
+const LOOKAHEAD = 4;
+
+/**
+ * Places each run in its chain's slot. A state's runs mostly follow its declarations (a chain's
+ * rules after its declaration, one chain after the other), so a cursor over the declarations
+ * places them without looking a name up (declarations without rules are skipped by a short
+ * look ahead). The others (built-ins, shared chains such as KUBE-SERVICES that take a run per
+ * service port, chains never declared) are looked up in a map of their names alone: a map of
+ * every name costs ~0.5 µs an operation at 110,000 chains, more than printing their rules.
+ */
+function chainsOfRuns(table: Table, runNames: readonly string[], builtins: readonly string[]): TableChains {
+  const decls = table.chains;
+  const slotOfRun = new Int32Array(runNames.length);
+  // Names not placed by the cursor → their first declaration (-1 until found).
+  const lookedUp = new Map<string, number>();
+  let cursor = 0;
+  for (let r = 0; r < runNames.length; r++) {
+    const name = runNames[r] as string;
+    let at = -1;
+    const end = Math.min(cursor + LOOKAHEAD, decls.length);
+    for (let j = cursor; j < end; j++) {
+      if ((decls[j] as ChainDeclaration).name === name) {
+        at = j;
+        break;
+      }
+    }
+    slotOfRun[r] = at;
+    if (at >= 0) cursor = at + 1;
+    else lookedUp.set(name, -1);
+  }
+  for (const name of builtins) lookedUp.set(name, -1);
+  // The first declaration of a looked-up name is its slot; a built-in's last one, its policy.
+  const builtinDeclarations = new Map<string, ChainDeclaration>();
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i] as ChainDeclaration;
+    const slot = lookedUp.get(d.name);
+    if (slot === undefined) continue;
+    if (slot < 0) lookedUp.set(d.name, i);
+    if (builtins.includes(d.name)) builtinDeclarations.set(d.name, d);
+  }
+  const slots = new Slots(decls.map((d) => d.name));
+  for (const [name, slot] of lookedUp) if (slot < 0) lookedUp.set(name, slots.addSlot(name));
+  for (let r = 0; r < runNames.length; r++) {
+    const slot = slotOfRun[r] as number;
+    slots.place(slot >= 0 ? slot : (lookedUp.get(runNames[r] as string) as number), r);
+  }
+
+  const builtinSlots: number[][] = builtins.map(() => []);
+  const names: string[] = [];
+  const userSlots: (number | number[])[] = [];
+  const slotNames = slots.names;
+  for (let i = 0; i < slotNames.length; i++) {
+    const name = slotNames[i] as string;
+    const builtin = builtins.indexOf(name);
+    if (builtin >= 0) (builtinSlots[builtin] as number[]).push(i);
+    else {
+      names.push(name);
+      userSlots.push(i);
+    }
+  }
+  sortByChainName(names, userSlots);
+  mergeRepeatedNames(names, userSlots);
+  return { slots, builtinDeclarations, builtinSlots, names, userSlots };
+}
+
+/**
+ * Folds a chain declared more than once (side by side once sorted) into one entry holding all
+ * its slots: the cursor may place runs at a later declaration of a name.
+ */
+function mergeRepeatedNames(names: string[], userSlots: (number | number[])[]): void {
+  let kept = 0;
+  for (let i = 0; i < names.length; i++) {
+    if (kept > 0 && names[kept - 1] === names[i]) {
+      userSlots[kept - 1] = [userSlots[kept - 1] as number | number[], userSlots[i] as number].flat();
+      continue;
+    }
+    names[kept] = names[i] as string;
+    userSlots[kept] = userSlots[i] as number;
+    kept++;
+  }
+  names.length = kept;
+  userSlots.length = kept;
+}
+
+/** Pushes a chain's runs, or throws the first problem among them. */
+function pushRuns(out: string[], chainSlots: number | number[], runs: Runs, slots: Slots): void {
+  if (typeof chainSlots === "number" && !slots.more.has(chainSlots)) {
+    // The common case: one run or none, no list.
+    const r = slots.first[chainSlots] as number;
+    if (r === -1) return;
+    const problem = runs.problems.size > 0 ? runs.problems.get(r) : undefined;
+    if (problem !== undefined) throw problem;
+    out.push(runs.texts[r] as string);
+    return;
+  }
+  const list = slots.runsOf(chainSlots);
+  if (runs.problems.size > 0)
+    for (const r of list) {
+      const problem = runs.problems.get(r);
+      if (problem !== undefined) throw problem;
+    }
+  for (let i = 0; i < list.length; i++) out.push(runs.texts[list[i] as number] as string);
 }
 
 /**
