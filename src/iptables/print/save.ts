@@ -191,9 +191,10 @@ function printRuns(table: Table, family: IPFamily, options: FormatSaveOptions | 
 }
 
 /**
- * Where a table's runs go: each chain is a slot (its first declaration, or a slot of its own
- * for a chain with rules but no declaration), holding the runs placed there in the order held.
- * Nearly every chain holds one run, kept in `first` without a list of its own.
+ * Where a table's runs go: a slot per declaration, and one per chain with rules but no
+ * declaration, each holding the runs placed there in the order held (a chain declared twice
+ * may hold runs in both of its slots; they are merged once sorted). Nearly every slot holds
+ * one run, kept in `first` without a list of its own.
  */
 class Slots {
   /** Each slot's chain. */
