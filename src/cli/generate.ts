@@ -150,7 +150,7 @@ async function buildModels(
     writeClusterProblems(named, fresh, values);
     if (prepared.model === null) return null;
     const model = prepared.model;
-    if (values.family === undefined && config.ipFamily === undefined) {
+    if (values.family === undefined) {
       const hint = otherFamilyHint(model.servicePorts.length, input);
       if (hint !== null) writeNote(hint);
     }

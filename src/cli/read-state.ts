@@ -77,9 +77,6 @@ function stateOfCluster(
   writeClusterProblems(file, prepared.problems, values);
   if (prepared.model === null) return null;
   const ports = prepared.model.servicePorts.length;
-  const hint =
-    family === undefined && config.ipFamily === undefined
-      ? otherFamilyHint(ports, { ...read.input, config })
-      : null;
+  const hint = family === undefined ? otherFamilyHint(ports, { ...read.input, config }) : null;
   return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [], hint };
 }

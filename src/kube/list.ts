@@ -22,7 +22,7 @@ import {
 import { OBJECT_PATH_HEAD, OBJECT_REF } from "./patterns.js";
 import type { EndpointSlice, Service } from "./types.js";
 import { type ValidateOptions, validateClusterInput } from "./validate.js";
-import { describe, isObject, type JsonObject, Report, show } from "./validate-report.js";
+import { choices, describe, isObject, type JsonObject, Report, show } from "./validate-report.js";
 
 /**
  * The kinds this library reads, with the only apiVersion it reads each in: kube-proxy watches
@@ -36,7 +36,10 @@ const KINDS: Readonly<Record<string, string>> = {
 };
 
 /** The kinds read here with their versions, as a note names them. */
-const VERSIONS_READ = "v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints";
+const VERSIONS_READ = choices(
+  Object.entries(KINDS).map(([kind, version]) => `${version} ${kind}`),
+  "and",
+);
 
 /**
  * The namespace kubectl gives an object that names none.

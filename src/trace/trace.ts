@@ -86,7 +86,6 @@ interface Env {
 
 interface CompiledRoute {
   readonly prefix: CanonicalAddress;
-  readonly length: number;
   readonly name: string;
 }
 
@@ -106,9 +105,9 @@ function compileRoutes(routes: readonly TraceRoute[], family: IPFamily): Compile
       throw new TraceInputError(
         `route ${r.destination}: a route's mask is a prefix length, not ${prefix.mask}`,
       );
-    out.push({ prefix, length: prefix.prefixLength, name: r.interface });
+    out.push({ prefix, name: r.interface });
   }
-  return out.sort((a, b) => b.length - a.length);
+  return out.sort((a, b) => b.prefix.prefixLength - a.prefix.prefixLength);
 }
 
 function ctStates(b: Branch, table: string): ReadonlySet<string> {

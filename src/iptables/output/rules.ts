@@ -33,7 +33,7 @@ import type { RuleShape } from "../shape/types.js";
 import { checkWritable } from "../unsafe-text.js";
 import type { ServicePortRules } from "./block.js";
 import { ruleOf } from "./rules-sink.js";
-import { writePort } from "./write-port.js";
+import { declaresChainsOnce, writePort } from "./write-port.js";
 
 /**
  * Options of {@link generateRules}.
@@ -155,10 +155,7 @@ class PayloadBuilder implements PortRuleSink {
     const head = payloadHead(ctx);
     this.filterChains = head.filterChains;
     this.natChains = head.natChains.map((d) => d.name);
-    // The service ports' chains are declared once each (declarePortChains), except by the
-    // ≤1.23 writers, which declare a load balancer's KUBE-FW chain once per ingress IP.
-    this.#fixedNatChains =
-      ctx.traits.externalChains === "ext" ? this.natChains.length : Number.POSITIVE_INFINITY;
+    this.#fixedNatChains = declaresChainsOnce(ctx) ? this.natChains.length : Number.POSITIVE_INFINITY;
     this.filterEntries =
       jumps === null ? head.filterRules : [...jumps.filter, ...head.filterRules.filter(isAppend)];
     this.natEntries = jumps === null ? head.natRules : [...jumps.nat, ...head.natRules.filter(isAppend)];

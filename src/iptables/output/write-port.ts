@@ -28,6 +28,18 @@ export function portWriterOf(ctx: GenerationContext): PortWriter {
 }
 
 /**
+ * Whether the context's writer set declares each of a port's chains once: the KUBE-EXT writers
+ * do (`declarePortChains`); the ≤ 1.23 writers declare a load balancer's KUBE-FW chain once per
+ * ingress IP, as kube-proxy 1.22 wrote it.
+ *
+ * @example
+ * declaresChainsOnce(createContext(model)) // true for every profile but v1.22
+ */
+export function declaresChainsOnce(ctx: GenerationContext): boolean {
+  return portWriterOf(ctx) === writeServicePort;
+}
+
+/**
  * Writes one service port's rules to `sink`.
  *
  * @throws KubeIptablesError (`UNSAFE_TEXT`) when a string of the port that its rules print holds

@@ -139,8 +139,7 @@ function pushTable(
   out.push(text);
   const { names, userSlots, slots } = chains;
   if (names.length > 0) out.push(`:${names.join(" - [0:0]\n:")} - [0:0]\n`);
-  for (const list of chains.builtinSlots)
-    pushRuns(out, list.length === 1 ? (list[0] as number) : list, runs, slots);
+  for (const list of chains.builtinSlots) pushRuns(out, list, runs, slots);
   for (let i = 0; i < userSlots.length; i++) pushRuns(out, userSlots[i] as number | number[], runs, slots);
   out.push("COMMIT\n");
 }
@@ -200,9 +199,9 @@ class Slots {
   /** Each slot's chain. */
   readonly names: string[];
   /** Each slot's first run, -1 for none. */
-  first: Int32Array;
+  private first: Int32Array;
   /** The runs after the first, for the slots that hold more. */
-  readonly more = new Map<number, number[]>();
+  private readonly more = new Map<number, number[]>();
 
   constructor(names: string[]) {
     this.names = names;
@@ -230,17 +229,25 @@ class Slots {
     }
   }
 
-  /** The runs of one or more slots (a chain declared more than once), in the order held. */
-  runsOf(slots: number | readonly number[]): number[] {
-    if (typeof slots === "number") {
-      const first = this.first[slots] as number;
-      if (first === -1) return [];
-      const more = this.more.get(slots);
-      return more === undefined ? [first] : [first, ...more];
+  /**
+   * Fills `into` with the runs of one slot, or of several (a chain declared more than once), in
+   * the order held. A list reused from chain to chain: most chains hold a single run.
+   */
+  runsInto(slots: number | readonly number[], into: number[]): void {
+    into.length = 0;
+    if (typeof slots === "number") this.pushRunsOf(slots, into);
+    else {
+      for (const slot of slots) this.pushRunsOf(slot, into);
+      if (slots.length > 1) into.sort((a, b) => a - b);
     }
-    const all: number[] = [];
-    for (const slot of slots) for (const r of this.runsOf(slot)) all.push(r);
-    return all.sort((a, b) => a - b);
+  }
+
+  private pushRunsOf(slot: number, into: number[]): void {
+    const first = this.first[slot] as number;
+    if (first === -1) return;
+    into.push(first);
+    const more = this.more.get(slot);
+    if (more !== undefined) for (const r of more) into.push(r);
   }
 }
 
@@ -343,24 +350,18 @@ function mergeRepeatedNames(names: string[], userSlots: (number | number[])[]): 
 }
 
 /** Pushes a chain's runs, or throws the first problem among them. */
-function pushRuns(out: string[], chainSlots: number | number[], runs: Runs, slots: Slots): void {
-  if (typeof chainSlots === "number" && !slots.more.has(chainSlots)) {
-    // The common case: one run or none, no list.
-    const r = slots.first[chainSlots] as number;
-    if (r === -1) return;
-    const problem = runs.problems.size > 0 ? runs.problems.get(r) : undefined;
-    if (problem !== undefined) throw problem;
-    out.push(runs.texts[r] as string);
-    return;
-  }
-  const list = slots.runsOf(chainSlots);
+function pushRuns(out: string[], chainSlots: number | readonly number[], runs: Runs, slots: Slots): void {
+  slots.runsInto(chainSlots, scratchRuns);
   if (runs.problems.size > 0)
-    for (const r of list) {
+    for (const r of scratchRuns) {
       const problem = runs.problems.get(r);
       if (problem !== undefined) throw problem;
     }
-  for (let i = 0; i < list.length; i++) out.push(runs.texts[list[i] as number] as string);
+  for (let i = 0; i < scratchRuns.length; i++) out.push(runs.texts[scratchRuns[i] as number] as string);
 }
+
+/** The runs of the chain being pushed (one print at a time: the callers are synchronous). */
+const scratchRuns: number[] = [];
 
 /**
  * Prints a state as `iptables-save` prints it: per table `*table`, built-in chains in hook
