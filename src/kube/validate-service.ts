@@ -12,7 +12,6 @@
  */
 
 import { scanIPv4, scanIPv6 } from "../model/ip-scan.js";
-import { PROFILE_NAMES, PROFILES } from "../model/profiles.js";
 import type { IPFamily } from "../model/types.js";
 import { ipFamilyOf, specialIPProblem } from "./addresses.js";
 import { trimGoSpace } from "./go-strings.js";
@@ -257,7 +256,7 @@ function validateSpec(r: Report, spec: JsonObject): SpecFacts {
     asString(r, "externalName", spec.externalName);
   }
 
-  // API server: validateServiceTrafficDistribution (PreferClose; 1.34 adds the others).
+  // API server: validateServiceTrafficDistribution.
   const distribution = asString(r, "trafficDistribution", spec.trafficDistribution);
   if (distribution !== undefined) checkDistribution(r, distribution);
 
@@ -743,14 +742,21 @@ function isStrictIP(text: string): boolean {
   return scanIPv4(text, 0, text.length) >= 0 || scanIPv6(text, strictGroups);
 }
 
-/** The API server's check of `spec.trafficDistribution`, for the release the objects are read for. */
+/**
+ * The `spec.trafficDistribution` values some release's API server takes: `PreferClose` (1.30 on),
+ * `PreferSameZone` and `PreferSameNode` (PreferSameTrafficDistribution: alpha 1.33, on from 1.34).
+ * Every one is taken under every profile: the API server may be up to three minor releases newer
+ * than kube-proxy, and kube-proxy never reads the field (only the hints the EndpointSlice
+ * controller derives from it), so a value newer than the profile's release changes nothing.
+ */
+const TRAFFIC_DISTRIBUTIONS: readonly string[] = ["PreferClose", "PreferSameZone", "PreferSameNode"];
+
+/** The API server's check of `spec.trafficDistribution` (validateServiceTrafficDistribution). */
 function checkDistribution(r: Report, distribution: string): void {
-  const allowed = r.traits.trafficDistributions;
-  if (allowed.includes(distribution)) return;
-  const first = PROFILE_NAMES.find((name) => PROFILES[name].trafficDistributions.includes(distribution));
-  const why =
-    first === undefined
-      ? `${show(distribution)} is not a traffic distribution (${choices(PROFILES.latest.trafficDistributions)})`
-      : `${show(distribution)} is a traffic distribution from kube-proxy ${PROFILES[first].releases} on, not of ${r.traits.releases} (${choices(allowed)})`;
-  r.error("INVALID_VALUE", "trafficDistribution", why);
+  if (TRAFFIC_DISTRIBUTIONS.includes(distribution)) return;
+  r.error(
+    "INVALID_VALUE",
+    "trafficDistribution",
+    `${show(distribution)} is not a traffic distribution (${choices(TRAFFIC_DISTRIBUTIONS)})`,
+  );
 }

@@ -20,7 +20,6 @@
  * | `nodePortAddressKeywords`   | no    | no    | no    | no    | no    | yes   | yes    |
  * | `nftablesLayout`            | none  | `A`   | `A`   | `B`   | none  | none  | `B`    |
  * | `nftFirewallElementComment` | no    | yes   | no    | no    | no    | no    | no     |
- * | `trafficDistributions`      | PreferClose | same | same | + PreferSameZone, PreferSameNode | same | same | same |
  *
  * The iptables rule text is the same from 1.31 on (spec/kube-proxy-iptables.md §15,
  * spec/kube-proxy-nftables.md §3): v1.34, v1.36 and v1.37 print 1.32's text and differ only in
@@ -106,13 +105,6 @@ export interface ProfileTraits {
   readonly nftablesLayout: "A" | "B" | null;
   /** nftables mode: `firewall-ips` elements carry the service port's name (gone by ≈1.32). */
   readonly nftFirewallElementComment: boolean;
-  /**
-   * The `spec.trafficDistribution` values the release's API server accepts with its default
-   * gates: `PreferClose` (1.31+; older releases are read with the field's values as 1.31 took
-   * them), then `PreferSameZone` and `PreferSameNode` (PreferSameTrafficDistribution, on from
-   * 1.34). kube-proxy reads only the hints, so this decides validation alone.
-   */
-  readonly trafficDistributions: readonly string[];
 }
 
 // Release sources for each step (kubernetes/kubernetes unless said otherwise):
@@ -145,7 +137,6 @@ const V130: ProfileTraits = {
   nodePortAddressKeywords: false,
   nftablesLayout: "A",
   nftFirewallElementComment: true,
-  trafficDistributions: ["PreferClose"],
 };
 
 const V132: ProfileTraits = {
@@ -162,7 +153,6 @@ const V134: ProfileTraits = {
   releases: "1.34–1.35",
   topology: "node-then-zone",
   nftablesLayout: "B",
-  trafficDistributions: ["PreferClose", "PreferSameZone", "PreferSameNode"],
 };
 
 const V136: ProfileTraits = {
@@ -202,7 +192,6 @@ export const PROFILES: Readonly<Record<Profile, ProfileTraits>> = {
     nodePortAddressKeywords: false,
     nftablesLayout: null,
     nftFirewallElementComment: false,
-    trafficDistributions: ["PreferClose"],
   },
   "v1.30": V130,
   "v1.32": V132,

@@ -682,29 +682,33 @@ describe("ipMode under the v1.22 profile", () => {
   });
 });
 
-describe("trafficDistribution follows the release's API server", () => {
-  // PreferSameZone and PreferSameNode came with PreferSameTrafficDistribution, on from 1.34.
+describe("trafficDistribution: any value some release's API server takes", () => {
   const with_ = (distribution: string, profile?: string) =>
     problems({
       ...(profile === undefined ? {} : { config: { profile } }),
       services: [service({ trafficDistribution: distribution })],
     });
-  test("PreferClose everywhere; the two newer values from v1.34 on", () => {
-    for (const profile of [undefined, "v1.22", "v1.32", "v1.34", "latest"])
-      expect(with_("PreferClose", profile)).toEqual([]);
-    for (const value of ["PreferSameZone", "PreferSameNode"]) {
-      expect(with_(value, "v1.34")).toEqual([]);
-      expect(with_(value, "v1.37")).toEqual([]);
-      expect(with_(value, "v1.32")).toEqual([
-        `error INVALID_VALUE services[0].spec.trafficDistribution: "${value}" is a traffic distribution from kube-proxy 1.34–1.35 on, not of 1.31–1.33 (PreferClose)`,
-      ]);
-      expect(with_(value)).toHaveLength(1);
-    }
+  test("under every profile: the API server may be newer than kube-proxy, which reads only hints", () => {
+    // PreferSameZone and PreferSameNode came with PreferSameTrafficDistribution (on from 1.34),
+    // and a kube-proxy 1.30 may run beside a 1.33 API server that has the gate on.
+    for (const profile of [undefined, "v1.22", "v1.30", "v1.32", "v1.34", "latest"])
+      for (const value of ["PreferClose", "PreferSameZone", "PreferSameNode"])
+        expect(with_(value, profile)).toEqual([]);
+  });
+  test("the Service keeps its rules under an older profile", () => {
+    const input = {
+      config: { profile: "v1.30", hostname: "node-a" },
+      services: [service({ trafficDistribution: "PreferSameNode" })],
+    };
+    const prepared = prepareCluster(input as unknown as ClusterInput);
+    expect(prepared.problems).toEqual([]);
+    expect(prepared.model?.servicePorts.map((sp) => sp.trafficDistribution)).toEqual(["PreferSameNode"]);
   });
   test("a value no release takes names every value", () => {
-    expect(with_("Anywhere", "latest")).toEqual([
-      'error INVALID_VALUE services[0].spec.trafficDistribution: "Anywhere" is not a traffic distribution (PreferClose, PreferSameZone or PreferSameNode)',
-    ]);
+    for (const profile of ["v1.22", "latest"])
+      expect(with_("Anywhere", profile)).toEqual([
+        'error INVALID_VALUE services[0].spec.trafficDistribution: "Anywhere" is not a traffic distribution (PreferClose, PreferSameZone or PreferSameNode)',
+      ]);
   });
 });
 
