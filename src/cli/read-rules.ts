@@ -31,13 +31,13 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
   const read = readHeaderlessRules(text);
   if (read === null) {
     writeErr(
-      `${name}: rule lines without a *table line (as iptables-save | grep prints them), and none of their chains is one of kube-proxy's, which would tell the table: give the whole iptables-save output (or iptables-save -t TABLE)`,
+      `${name}: rule lines without a *table line (as iptables -S or iptables-save | grep print them), and none of their chains is one of kube-proxy's, which would tell the table: give the whole iptables-save output (or iptables-save -t TABLE)`,
     );
     return null;
   }
   const where = read.tables.map((t) => `${t.lines} line${t.lines === 1 ? "" : "s"} in ${t.name}`).join(", ");
   writeNote(
-    `${name} has rule lines without *table lines (as iptables-save | grep prints them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
+    `${name} has rule lines without *table lines (as iptables -S or iptables-save | grep print them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
   );
   const parsed = sourced(parseRules(read.text, options), read.text);
   const problems = parsed.problems.map(

@@ -66,6 +66,36 @@ describe("pasted dumps through the CLI", () => {
     expect(r.out).toBe("no changes\n");
   });
 
+  it("an `iptables -t nat -S` listing keeps its own jumps: kube-proxy adds only the missing ones", async () => {
+    // PREROUTING returns pod traffic before it jumps to KUBE-SERVICES: no DNAT, as on the node.
+    // A second KUBE-SERVICES jump put in front of the RETURN would DNAT it.
+    const listing = [
+      "-P PREROUTING ACCEPT",
+      "-P INPUT ACCEPT",
+      "-P OUTPUT ACCEPT",
+      "-P POSTROUTING ACCEPT",
+      "-N KUBE-SERVICES",
+      `-N ${SVC}`,
+      `-N ${SEP}`,
+      "-A PREROUTING -s 10.244.0.0/16 -j RETURN",
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+      ...GREP_SERVICE.split("\n").filter((line) => line !== ""),
+      "",
+    ].join("\n");
+    const traced = await capture(() => runTrace([file("nat-S.txt", listing), ...TRACE, "--brief", "--format", "json"]));
+    expect(traced.code).toBe(0);
+    const outcomes = JSON.parse(traced.out).outcomes as { dnat: unknown; steps: { chain: string }[] }[];
+    expect(outcomes.map((o) => o.dnat)).toEqual([null]);
+    // From outside the pod range the listing's own jump (its rule 2, after the RETURN) is taken.
+    const outside = await capture(() =>
+      runTrace([file("nat-S.txt", listing), "--src", "198.18.0.9", ...TRACE.slice(2), "--format", "json"]),
+    );
+    const steps = (JSON.parse(outside.out).outcomes[0].steps as { chain: string; index: number }[]).filter(
+      (step) => step.chain === "PREROUTING",
+    );
+    expect(steps.map((step) => step.index)).toEqual([2]);
+  });
+
   it("grep output whose chains are not kube-proxy's: one message, what to give instead", async () => {
     const r = await capture(() =>
       runDiff([

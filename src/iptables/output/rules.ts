@@ -120,6 +120,12 @@ export function payloadTail(
 }
 
 /** Whether an entry is a plain append (what a state keeps of a payload). */
+/** A rule's chain and the target of its last `-j` (how a kube-proxy jump is recognised). */
+function jumpKey(rule: Rule): string {
+  const at = rule.args.lastIndexOf("-j");
+  return `${rule.chain} ${at < 0 ? "" : (rule.args[at + 1] ?? "")}`;
+}
+
 function isAppend(entry: Entry): entry is Rule {
   return entry.kind === "rule" && entry.op === "-A";
 }
@@ -348,6 +354,11 @@ function stateJumps(traits: ProfileTraits): { filter: Rule[]; nat: Rule[] } {
 /**
  * The state an empty kernel holds after the jumps are ensured and `payload` is restored.
  *
+ * kube-proxy checks each of its jumps (`iptables -C`) and inserts only the missing ones: a
+ * payload never holds them, but rule lines read without their tables (`iptables -t nat -S`, a
+ * grep of a dump) often do, and a built-in chain that already jumps to a kube-proxy chain keeps
+ * that rule where it is, not a second copy in front of the rules before it.
+ *
  * @param traits the profile whose jumps and ensured chains apply (default v1.30).
  */
 export function stateAfterFullSync(
@@ -363,8 +374,12 @@ export function stateAfterFullSync(
     for (const entry of table?.entries ?? [])
       if (entry.kind === "chain" && entry.op === "-X") deleted.add(entry.chain);
     const declared = (table?.chains ?? []).map((d) => d.name);
-    const entries: Rule[] = [...jumps[name]];
-    for (const entry of table?.entries ?? []) if (isAppend(entry)) entries.push(entry);
+    const appends = (table?.entries ?? []).filter(isAppend);
+    const present = new Set<string>();
+    const builtins = BUILTIN_CHAINS[name] ?? [];
+    for (const rule of appends) if (builtins.includes(rule.chain)) present.add(jumpKey(rule));
+    const entries: Rule[] = jumps[name].filter((jump) => !present.has(jumpKey(jump)));
+    for (const rule of appends) entries.push(rule);
     tables.push({
       name,
       chains: stateChains(name, targets[name], declared, declared.length, deleted),
