@@ -219,5 +219,34 @@ function checkTopKeys(r: Report, input: JsonObject): void {
     );
     return;
   }
+  const lost = kindlessObject(input);
+  if (lost !== null) {
+    r.error("INVALID_VALUE", undefined, lost);
+    return;
+  }
   checkKnownKeys(r, input, INPUT_KEYS, "a cluster file", VECTOR_KEYS);
+}
+
+/**
+ * Why `input`, holding no Services or EndpointSlices, is a Kubernetes object that lost its
+ * `kind`, or null. `kubectl get -o yaml` prints a List's `kind: List` after its items, so a paste
+ * cut short loses it; a watch event's or a client's object may come without `kind` at all.
+ */
+function kindlessObject(input: JsonObject): string | null {
+  // (A config may be there: the CLI puts its flags' into whatever it read.)
+  if (input.kind !== undefined || input.services !== undefined || input.endpointSlices !== undefined)
+    return null;
+  if (Array.isArray(input.items))
+    return "a Kubernetes List without its `kind: List` line (kubectl prints `kind` and `metadata` after the items: was the output cut short?)";
+  if (typeof input.metadata !== "object" || input.metadata === null) return null;
+  const kind =
+    "addressType" in input
+      ? "an EndpointSlice (apiVersion discovery.k8s.io/v1)"
+      : "subsets" in input
+        ? "an Endpoints object (apiVersion v1)"
+        : "spec" in input
+          ? "a Service (apiVersion v1)"
+          : null;
+  const which = kind === null ? "" : `: this looks like ${kind}`;
+  return `a Kubernetes object without its \`kind\` and \`apiVersion\` (kubectl get -o yaml prints them)${which}`;
 }
