@@ -82,7 +82,9 @@ describe("pasted dumps through the CLI", () => {
       ...GREP_SERVICE.split("\n").filter((line) => line !== ""),
       "",
     ].join("\n");
-    const traced = await capture(() => runTrace([file("nat-S.txt", listing), ...TRACE, "--brief", "--format", "json"]));
+    const traced = await capture(() =>
+      runTrace([file("nat-S.txt", listing), ...TRACE, "--brief", "--format", "json"]),
+    );
     expect(traced.code).toBe(0);
     const outcomes = JSON.parse(traced.out).outcomes as { dnat: unknown; steps: { chain: string }[] }[];
     expect(outcomes.map((o) => o.dnat)).toEqual([null]);
