@@ -240,11 +240,21 @@ export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefi
   const named = [...counts]
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, n]) => `${name} (${n})`);
-  const what = skipped.length === 1 ? "1 object of another kind" : `${skipped.length} objects of other kinds`;
-  // A kind read here in an old version (a v1beta1 slice of Kubernetes 1.20) is no other kind: say which are read.
-  const read = skipped.some((s) => s.apiVersion !== undefined)
-    ? `; the versions read are ${VERSIONS_READ}`
-    : "";
+  // A kind read here in an old version (a v1beta1 slice of Kubernetes 1.20) is no other kind:
+  // say so, and which versions are read.
+  const versions = skipped.filter((s) => s.apiVersion !== undefined).length;
+  const n = skipped.length;
+  const what =
+    versions === 0
+      ? n === 1
+        ? "1 object of another kind"
+        : `${n} objects of other kinds`
+      : versions === n
+        ? n === 1
+          ? "1 object of a version not read"
+          : `${n} objects of versions not read`
+        : `${n} objects of other kinds or versions`;
+  const read = versions > 0 ? `; the versions read are ${VERSIONS_READ}` : "";
   return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}${read}`);
 }
 

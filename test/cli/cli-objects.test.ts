@@ -154,7 +154,7 @@ describe("objects of other kinds", () => {
     const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      `kube-iptables: ${path}: skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints`,
+      `kube-iptables: ${path}: skipped 2 objects of other kinds or versions: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints`,
     ]);
     expect(r.stdout).toContain("default/web:http has no endpoints");
     expect(runCli(["generate", "--strict", path, ...NODE]).code).toBe(2);

@@ -204,7 +204,7 @@ describe("kube-iptables generate", () => {
     const r = runCli(["generate", path, ...NODE]);
     expect(r.code).toBe(0);
     expect(stderrLines(r)).toEqual([
-      `kube-iptables: ${path}: skipped 1 object of another kind: discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints`,
+      `kube-iptables: ${path}: skipped 1 object of a version not read: discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints`,
     ]);
     // Its endpoints are not read: kube-proxy watches discovery.k8s.io/v1 only.
     const expected = runCli(["generate", "examples/kubectl-list.json", ...NODE]);

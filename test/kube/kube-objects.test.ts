@@ -95,7 +95,7 @@ describe("objects of other kinds", () => {
         { path: "c", kind: "ConfigMap" },
       ])?.message,
     ).toBe(
-      "skipped 3 objects of other kinds: ConfigMap (1), discovery.k8s.io/v1beta1 EndpointSlice (1), v2 Service (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
+      "skipped 3 objects of other kinds or versions: ConfigMap (1), discovery.k8s.io/v1beta1 EndpointSlice (1), v2 Service (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     );
     expect(skippedNote([])).toBeUndefined();
   });
@@ -165,7 +165,7 @@ describe("a cluster file's kinds", () => {
     });
     expect(read.shape).toBe("cluster");
     expect(read.problems.map((p) => `${p.severity} ${p.code}: ${p.message}`)).toEqual([
-      "warning OTHER_KIND: skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
+      "warning OTHER_KIND: skipped 2 objects of other kinds or versions: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     ]);
     expect(read.skipped?.map((s) => s.path)).toEqual(["services[0]", "endpointSlices[0]"]);
     expect(read.input?.services).toHaveLength(1);

@@ -895,7 +895,7 @@ describe("Kubernetes List input", () => {
       validateObjectKinds(list.items).map((p) => `${p.severity} ${p.code} ${p.path}: ${p.message}`),
     ).toEqual([
       'error TYPE items[5]: expected a Kubernetes object, got the string "nope"',
-      "warning OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
+      "warning OTHER_KIND : skipped 2 objects of other kinds or versions: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
     ]);
     expect(validateObjectKinds([{ metadata: {} }]).map((p) => `${p.code} ${p.path}`)).toEqual([
       "REQUIRED items[0].kind",
@@ -918,7 +918,7 @@ describe("Kubernetes List input", () => {
   test("validateKubernetesList reports problems at the items' paths", () => {
     expect(validateKubernetesList(list).map((p) => `${p.code} ${p.path}: ${p.message}`)).toEqual([
       'TYPE items[5]: expected a Kubernetes object, got the string "nope"',
-      "OTHER_KIND : skipped 2 objects of other kinds: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
+      "OTHER_KIND : skipped 2 objects of other kinds or versions: Pod (1), discovery.k8s.io/v1beta1 EndpointSlice (1); the versions read are v1 Service, discovery.k8s.io/v1 EndpointSlice and v1 Endpoints",
       "INVALID_VALUE items[1].spec.ports[0].port: 70000 is not a port number (1-65535)",
       "DUPLICATE items[4]: Service default/web is already items[1]",
       'SKIPPED items[0].ports[0]: port name "http" (TCP) matches no port of Service default/web: kube-proxy ignores it',
