@@ -153,6 +153,7 @@ export type {
   Packet,
   Route,
   SocketAddress,
+  SourceNat,
   TraceCondition,
   TraceOptions,
   TraceOutcome,

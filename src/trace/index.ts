@@ -30,7 +30,7 @@ export {
   statisticShare,
   ZERO,
 } from "./fraction.js";
-export { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
+export { formatSocket, formatSourceNat, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
 export { TraceInputError, traceRules } from "./trace.js";
 export type {
   AffinityRecord,
@@ -39,6 +39,7 @@ export type {
   Packet,
   Route,
   SocketAddress,
+  SourceNat,
   TraceCondition,
   TraceOptions,
   TraceOutcome,

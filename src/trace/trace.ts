@@ -14,7 +14,7 @@ import { type CompiledRule, type CompiledState, compileState } from "./compile.j
 import { decide } from "./conditions.js";
 import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
-import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
+import { formatSocket, formatSourceNat, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
 import type {
   Packet,
   Route,
@@ -117,7 +117,7 @@ function ctStates(b: Branch, table: string): ReadonlySet<string> {
   if (table === "raw") return new Set(["INVALID"]);
   const s = new Set(["NEW"]);
   if (b.dnat !== null) s.add("DNAT");
-  if (b.masquerade) s.add("SNAT");
+  if (b.masquerade || b.snat !== null) s.add("SNAT");
   return s;
 }
 
@@ -350,7 +350,7 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 /**
  * Traces the first packet of a new connection through a kernel state (only `-A` rules count):
  * nat PREROUTING or OUTPUT (DNAT), then filter INPUT or FORWARD (by whether the translated
- * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade), with every other
+ * destination is a node address) or OUTPUT, then nat POSTROUTING (MASQUERADE, SNAT), with every other
  * table's chains on the way (raw, mangle, security). Returns every path with its exact
  * probability. A rule that tests a fact the rules do not settle (the interface a route leaves
  * by, an ipset, whether an address is the node's), or a route that depends on whether the
@@ -414,6 +414,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     steps: [],
     dnat: null,
     masquerade: false,
+    snat: null,
     endpointChain: null,
     recentSet: [],
   };
@@ -474,7 +475,8 @@ function resultKey(f: Final, acrossRoute: boolean): string {
   const b = f.branch;
   const dnat = b.dnat === null ? "-" : `${b.dnat.address} ${b.dnat.port}`;
   const p = `${b.probability.numerator}/${b.probability.denominator}`;
-  const route = acrossRoute ? "" : `${f.route}|${b.mark}|${b.masquerade}`;
+  const snat = b.snat === null ? "-" : formatSourceNat(b.snat);
+  const route = acrossRoute ? "" : `${f.route}|${b.mark}|${b.masquerade}|${snat}`;
   return [f.verdict, f.reason, route, dnat, b.endpointChain, b.recentSet, p].join("|");
 }
 
@@ -572,6 +574,7 @@ function toOutcome(f: Final): TraceOutcome {
     route: f.route,
     dnat: b.dnat,
     masquerade: b.masquerade,
+    snat: b.snat,
     mark: b.mark,
     endpointChain: b.endpointChain,
     servicePort: servicePortOf(b.steps),

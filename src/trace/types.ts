@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PortRange } from "../ir/canonical-types.js";
 import type { Fraction } from "./fraction.js";
 
 /**
@@ -211,11 +212,28 @@ export interface SocketAddress {
 }
 
 /**
+ * Where `-j SNAT --to-source` rewrites the source to: an address (or a range the kernel picks
+ * one from), and the ports it picks the source port from, as the rule gives them.
+ *
+ * @example
+ * // -j SNAT --to-source 192.0.2.10 --random-fully
+ * traceRules(state, packet).outcomes[0]?.snat // { address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null }
+ */
+export interface SourceNat {
+  /** The new source address (the first of a range); `""` when the rule gives only ports (the address is kept). */
+  readonly address: string;
+  /** The last address of the range; equal to `address` for one address. */
+  readonly lastAddress: string;
+  /** The source ports (`--to-source ADDR:1024-65535`), or null: the port is kept unless it clashes. */
+  readonly ports: PortRange | null;
+}
+
+/**
  * One way the packet can go, with its probability. In JSON (`traceToJson`):
  *
  * ```json
  * {"verdict":"accepted","unknownReason":null,"route":"forward",
- *  "dnat":{"address":"10.244.2.21","port":8080},"masquerade":false,"mark":0,
+ *  "dnat":{"address":"10.244.2.21","port":8080},"masquerade":false,"snat":null,"mark":0,
  *  "endpointChain":"KUBE-SEP-…","servicePort":"default/web:http","recentSet":[],
  *  "conditions":[{"kind":"out-interface","subject":"10.244.2.21","test":"docker0","holds":true,
  *                 "text":"the route to 10.244.2.21 leaves by docker0"}],
@@ -243,8 +261,13 @@ export interface TraceOutcome {
   readonly route: Route | null;
   /** The DNAT destination, or null when not translated. */
   readonly dnat: SocketAddress | null;
-  /** The source is rewritten to the node's address (MASQUERADE or SNAT). */
+  /**
+   * The source is rewritten by MASQUERADE (to the address of the interface the packet leaves
+   * by). An SNAT to a fixed address is {@link snat} instead: at most one of the two is set.
+   */
   readonly masquerade: boolean;
+  /** Where `-j SNAT` rewrote the source, or null (no SNAT; see also {@link masquerade}). */
+  readonly snat: SourceNat | null;
   /** The packet mark when the path ended. */
   readonly mark: number;
   /** The KUBE-SEP (or other endpoint) chain the path went through last, or null. */
@@ -260,9 +283,10 @@ export interface TraceOutcome {
   /** The rules the path matched, in order. */
   readonly steps: readonly TraceStep[];
   /**
-   * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`,
-   * the DNAT destination named whatever the verdict (`… → 10.244.1.2:8080  DROPPED  p=…`), the
-   * conditions last (`  if the route to 10.244.1.2 leaves by docker0`).
+   * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`
+   * (or `no masquerade`, `SNAT to 192.0.2.10`), the DNAT destination named whatever the verdict
+   * (`… → 10.244.1.2:8080  DROPPED  p=…`), the conditions last
+   * (`  if the route to 10.244.1.2 leaves by docker0`).
    */
   readonly summary: string;
 }

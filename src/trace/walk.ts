@@ -174,7 +174,8 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
       case "nat": {
         if (ctx.table !== "nat") return unknownEnd(b, `-j ${target.name} outside the nat table`);
         if (target.name === "SNAT") {
-          b.masquerade = true;
+          // Not a masquerade: the address is the rule's, which need not be the node's.
+          b.snat = { address: target.minAddress, lastAddress: target.maxAddress, ports: target.ports };
           return { branch: b, end: "accept", reason: null };
         }
         if (target.name !== "DNAT") return unknownEnd(b, `-j ${target.name}`);

@@ -82,6 +82,44 @@ describe("kube-iptables trace", () => {
     expect(json.out).toContain("web\\u001b[2J");
   });
 
+  it("names the address of an SNAT, and a MASQUERADE as masquerade", async () => {
+    const dump = (target: string) => {
+      const file = join(dir, `snat-${target.split(" ")[0]}.save`);
+      writeFileSync(
+        file,
+        [
+          "*nat",
+          ":PREROUTING ACCEPT [0:0]",
+          ":INPUT ACCEPT [0:0]",
+          ":OUTPUT ACCEPT [0:0]",
+          ":POSTROUTING ACCEPT [0:0]",
+          `-A POSTROUTING -s 10.244.0.0/16 ! -d 10.244.0.0/16 -m comment --comment "AWS, SNAT" -j ${target}`,
+          "COMMIT",
+          "",
+        ].join("\n"),
+      );
+      return file;
+    };
+    const packet = ["--src", "10.244.0.5", "--dst", "203.0.113.9:443", "--from", "pod", "--brief"];
+    const snat = await capture([dump("SNAT --to-source 192.0.2.10 --random-fully"), ...packet]);
+    expect(snat.code).toBe(0);
+    expect(snat.out).toBe(
+      "(no service) → 203.0.113.9:443 (no DNAT)  p=1.000000000  SNAT to 192.0.2.10\ntotal p=1.000000000\n",
+    );
+    const json = await capture([
+      dump("SNAT --to-source 192.0.2.10 --random-fully"),
+      ...packet,
+      "--format",
+      "json",
+    ]);
+    expect(JSON.parse(json.out).outcomes[0]).toMatchObject({
+      masquerade: false,
+      snat: { address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null },
+    });
+    const masquerade = await capture([dump("MASQUERADE"), ...packet]);
+    expect(masquerade.out.split("\n")[0]).toMatch(/ {2}masquerade$/);
+  });
+
   it("usage errors throw UsageError (exit 2 in main)", async () => {
     await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
     await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(
