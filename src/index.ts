@@ -148,6 +148,7 @@ export type { Fraction } from "./trace/fraction.js";
 export { traceRules } from "./trace/trace.js";
 export type {
   AffinityRecord,
+  ChainRef,
   ConditionKind,
   Origin,
   Packet,

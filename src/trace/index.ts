@@ -34,6 +34,7 @@ export { formatSocket, formatSourceNat, outcomeHead, outcomeSummary, outcomeTail
 export { TraceInputError, traceRules } from "./trace.js";
 export type {
   AffinityRecord,
+  ChainRef,
   ConditionKind,
   Origin,
   Packet,

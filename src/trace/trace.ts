@@ -16,6 +16,7 @@ import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
 import { formatSocket, formatSourceNat, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
 import type {
+  ChainRef,
   Packet,
   Route,
   TraceOptions,
@@ -362,7 +363,8 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
  *
  * @param state a kernel state: `generateState(model)` or a parsed `iptables-save` dump.
  * @param packet the packet (its `outInterface` decides every `-o`).
- * @param options the node's addresses, its routes, and the session-affinity state.
+ * @param options the node's addresses, its routes, the session-affinity state, and the chains the
+ *   input lacks.
  * @returns every outcome.
  * @throws {TraceInputError} when the packet's addresses are not of the state's family, a port is out of range, or a route is malformed.
  *
@@ -391,6 +393,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       fromNode: packet.from === "node",
       routeOf: (bytes) => routes.find((r) => inside(bytes, r.prefix))?.name ?? null,
       budget: { splits: MAX_SPLITS, next: 0 },
+      absent: { chains: absentIndex(options), entered: new Set() },
     },
     packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
     packetOutInterface: packet.outInterface ?? null,
@@ -461,7 +464,15 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     outcomes: finals.map(toOutcome),
     total: leastTotal(finals, 0),
     needsNodeAddress: [...needs],
+    absentChains: [...env.base.absent.entered],
   };
+}
+
+/** The chains the options say the input lacks, by `table chain`. */
+function absentIndex(options: TraceOptions): Map<string, ChainRef> {
+  const index = new Map<string, ChainRef>();
+  for (const c of options.absentChains ?? []) index.set(`${c.table} ${c.chain}`, c);
+  return index;
 }
 
 /**

@@ -97,6 +97,26 @@ export interface TraceOptions {
    * {@link Packet.outInterface} wins over them; an address no route covers makes `-o` a condition.
    */
   readonly routes?: readonly TraceRoute[];
+  /**
+   * Chains the state holds empty only because its input named them without their rules: those
+   * an `iptables-save | grep` extract jumps to but does not contain. A path goes through them as
+   * through empty chains; {@link TraceResult.absentChains} names those it entered.
+   */
+  readonly absentChains?: readonly ChainRef[];
+}
+
+/**
+ * A chain of a table.
+ *
+ * @example
+ * // The endpoint chains a grep extract jumps to without holding them:
+ * traceRules(state, packet, { absentChains: [{ table: "nat", chain: "KUBE-SEP-BBBBBBBBBBBBBBBB" }] });
+ */
+export interface ChainRef {
+  /** The table (`nat`, `filter`, …). */
+  readonly table: string;
+  /** The chain. */
+  readonly chain: string;
 }
 
 /**
@@ -314,4 +334,10 @@ export interface TraceResult {
    * non-empty only when the node's addresses were not given.
    */
   readonly needsNodeAddress: readonly string[];
+  /**
+   * The chains of {@link TraceOptions.absentChains} that a path jumped to, in the order first
+   * entered. When any is, the outcomes are those of a node where these chains are empty, which
+   * the input does not say: the answer may be incomplete.
+   */
+  readonly absentChains: readonly ChainRef[];
 }

@@ -171,3 +171,64 @@ describe("kube-iptables trace", () => {
     );
   });
 });
+
+describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
+  const SVC = "KUBE-SVC-AAAAAAAAAAAAAAAA";
+  const write = (name: string, lines: readonly string[]): string => {
+    const file = join(dir, name);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    return file;
+  };
+  const toService = ["--src", "10.244.0.5", "--dst", "10.96.5.5:80"];
+  const clusterIP = `-A KUBE-SERVICES -d 10.96.5.5/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${SVC}`;
+  const split = [
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.2:8080" -m statistic --mode random --probability 0.33333333349 -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.3:8080" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-CCCCCCCCCCCCCCCC`,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.4:8080" -j KUBE-SEP-DDDDDDDDDDDDDDDD`,
+  ];
+  const notes = (err: string) => err.split("\n").filter((l) => l.startsWith("kube-iptables: note: "));
+
+  it("names the chains the packet went through that the text does not hold, and prints one brief line", async () => {
+    const file = write("sep-absent.txt", [clusterIP, ...split]);
+    const r = await capture([file, ...toService, "--brief"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      "default/web:http → 10.96.5.5:80 (no DNAT)  p=1.000000000  no masquerade\ntotal p=1.000000000\n",
+    );
+    // The endpoint chains first (nat, as entered), then those behind kube-proxy's own jumps.
+    expect(notes(r.err)[1]).toBe(
+      `kube-iptables: note: ${file}: the packet's paths went through 8 chains the text does not hold (nat KUBE-SEP-BBBBBBBBBBBBBBBB, nat KUBE-SEP-CCCCCCCCCCCCCCCC, nat KUBE-SEP-DDDDDDDDDDDDDDDD, filter KUBE-PROXY-FIREWALL and 4 more), traced as empty: the node's rules in them may change the outcomes; give the whole iptables-save output`,
+    );
+    const json = JSON.parse((await capture([file, ...toService, "--format", "json"])).out);
+    expect(json.outcomes).toHaveLength(4);
+    expect(json.absentChains.slice(0, 3)).toEqual([
+      { table: "nat", chain: "KUBE-SEP-BBBBBBBBBBBBBBBB" },
+      { table: "nat", chain: "KUBE-SEP-CCCCCCCCCCCCCCCC" },
+      { table: "nat", chain: "KUBE-SEP-DDDDDDDDDDDDDDDD" },
+    ]);
+  });
+
+  it("does not name the chains the text declares, empty or not", async () => {
+    const file = write("sep-declared.txt", [
+      ":KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]",
+      ":KUBE-SEP-CCCCCCCCCCCCCCCC - [0:0]",
+      ":KUBE-SEP-DDDDDDDDDDDDDDDD - [0:0]",
+      clusterIP,
+      ...split,
+    ]);
+    const r = await capture([file, ...toService, "--brief", "--format", "json"]);
+    expect(JSON.parse(r.out).absentChains.map((c: { chain: string }) => c.chain)).not.toContain(
+      "KUBE-SEP-BBBBBBBBBBBBBBBB",
+    );
+  });
+
+  it("says nothing of the kind for a whole dump", async () => {
+    const r = await capture([saveFile, "--src", "10.244.0.5", "--dst", dst]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe("");
+    expect(
+      JSON.parse((await capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"])).out)
+        .absentChains,
+    ).toEqual([]);
+  });
+});
