@@ -40,3 +40,65 @@ export function absentChainsNote(file: string, result: TraceResult): string | nu
   const [chains, them] = entered.length === 1 ? ["a chain", "it"] : [`${entered.length} chains`, "them"];
   return `${file}: the packet's paths went through ${chains} the text does not hold (${names}), traced as empty: the node's rules in ${them} may change the outcomes; give the whole iptables-save output`;
 }
+
+/** The chain a rule jumps or goes to, or null (a verdict or an extension target is a name too). */
+function jumpOf(args: readonly string[]): string | null {
+  for (let i = args.length - 2; i >= 0; i--) {
+    const a = args[i];
+    if (a === "-j" || a === "--jump" || a === "-g" || a === "--goto") return args[i + 1] ?? null;
+  }
+  return null;
+}
+
+/**
+ * The user chains of `state` that hold rules but that no rule of their table jumps to: in a
+ * text cut from a node's (a grep extract), the rules that lead there are not in it.
+ */
+export function unjumpedChains(state: RuleSet): ChainRef[] {
+  const out: ChainRef[] = [];
+  for (const table of state.tables) {
+    const filled = new Set<string>();
+    const jumped = new Set<string>();
+    for (const e of table.entries) {
+      if (e.kind !== "rule" || e.op !== "-A") continue;
+      filled.add(e.chain);
+      const to = jumpOf(e.args);
+      if (to !== null) jumped.add(to);
+    }
+    for (const d of table.chains)
+      if (filled.has(d.name) && !jumped.has(d.name) && !isBuiltinChain(table.name, d.name))
+        out.push({ table: table.name, chain: d.name });
+  }
+  return out;
+}
+
+// kube-proxy's tail rule of nat KUBE-SERVICES as it writes it by default (pkg/proxy/iptables);
+// with --nodeport-addresses it is one `-d NODE-IP` rule per address instead.
+const NODEPORTS_TAIL =
+  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS';
+
+/**
+ * The notes for a trace of a headerless text that no service took, when the text has chains
+ * with rules that nothing in it jumps to: the rules leading there were cut (`grep SERVICE`
+ * never keeps KUBE-SERVICES' tail rule to KUBE-NODEPORTS). Nothing is added to the text: the
+ * tail's form depends on kube-proxy's flags.
+ */
+export function unjumpedChainsNotes(file: string, state: RuleSet, result: TraceResult): string[] {
+  if (result.outcomes.some((o) => o.servicePort !== null)) return [];
+  const notes: string[] = [];
+  const others: string[] = [];
+  for (const c of unjumpedChains(state)) {
+    if (c.table === "nat" && c.chain === "KUBE-NODEPORTS")
+      notes.push(
+        `${file}: no service took the packet, and no rule of the text jumps to nat KUBE-NODEPORTS, which has node ports' rules: the text lacks kube-proxy's last rule of KUBE-SERVICES (${NODEPORTS_TAIL}, or its -d NODE-IP form), which iptables-save | grep leaves out; add the node's to trace a node port`,
+      );
+    else others.push(`${c.table} ${c.chain}`);
+  }
+  if (others.length > 0) {
+    const chains = others.length === 1 ? "a chain" : `${others.length} chains`;
+    notes.push(
+      `${file}: no service took the packet, and the text has ${chains} with rules that none of its rules jumps to (${someOf(others)}): the rules that lead there are not in the text`,
+    );
+  }
+  return notes;
+}

@@ -231,4 +231,65 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
         .absentChains,
     ).toEqual([]);
   });
+
+  const nodePort = [
+    `-A KUBE-NODEPORTS -p tcp -m comment --comment "default/web:http" -m tcp --dport 30080 -j KUBE-EXT-AAAAAAAAAAAAAAAA`,
+    `-A KUBE-EXT-AAAAAAAAAAAAAAAA -m comment --comment "masquerade traffic for default/web:http external destinations" -j KUBE-MARK-MASQ`,
+    `-A KUBE-EXT-AAAAAAAAAAAAAAAA -j ${SVC}`,
+    clusterIP,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.2:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+    `-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination 10.244.1.2:8080`,
+  ];
+  const toNodePort = [
+    "--src",
+    "203.0.113.7",
+    "--dst",
+    "192.0.2.10:30080",
+    "--from",
+    "external",
+    "--node-ip",
+    "192.0.2.10",
+    "--brief",
+  ];
+  const TAIL =
+    '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS';
+
+  it("names kube-proxy's jump to KUBE-NODEPORTS when the text lacks it and no service took the packet", async () => {
+    const file = write("nodeport-unreached.txt", nodePort);
+    const r = await capture([file, ...toNodePort]);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toBe(
+      "(no service) → 192.0.2.10:30080 (no DNAT)  p=1.000000000  no masquerade",
+    );
+    expect(notes(r.err)).toContain(
+      `kube-iptables: note: ${file}: no service took the packet, and no rule of the text jumps to nat KUBE-NODEPORTS, which has node ports' rules: the text lacks kube-proxy's last rule of KUBE-SERVICES (${TAIL}, or its -d NODE-IP form), which iptables-save | grep leaves out; add the node's to trace a node port`,
+    );
+    // With that rule, the node port is reached, and the note names KUBE-MARK-MASQ, whose
+    // rule (the masquerade mark) the text does not hold either.
+    const whole = write("nodeport-reached.txt", [...nodePort, TAIL]);
+    const reached = await capture([whole, ...toNodePort]);
+    expect(reached.out.split("\n")[0]).toBe(
+      "default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade",
+    );
+    expect(notes(reached.err).join("\n")).not.toContain("no service took the packet");
+    expect(notes(reached.err)[1]).toContain("(nat KUBE-MARK-MASQ, ");
+  });
+
+  it("names other chains with rules that nothing jumps to, when no service took the packet", async () => {
+    const file = write("svc-unreached.txt", [
+      `-A ${SVC} -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+      nodePort[5] as string,
+    ]);
+    const r = await capture([file, ...toService, "--brief"]);
+    expect(r.out.split("\n")[0]).toBe("(no service) → 10.96.5.5:80 (no DNAT)  p=1.000000000  no masquerade");
+    expect(notes(r.err)).toContain(
+      `kube-iptables: note: ${file}: no service took the packet, and the text has a chain with rules that none of its rules jumps to (nat ${SVC}): the rules that lead there are not in the text`,
+    );
+    // A packet some service took is not told about the others' missing entries.
+    const reached = await capture([write("nodeport-only.txt", nodePort), ...toService, "--brief"]);
+    expect(reached.out.split("\n")[0]).toBe(
+      "default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade",
+    );
+    expect(notes(reached.err).join("\n")).not.toContain("no service took the packet");
+  });
 });
