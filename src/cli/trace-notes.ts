@@ -37,8 +37,8 @@ export function absentChainsNote(file: string, result: TraceResult): string | nu
   const entered = result.absentChains;
   if (entered.length === 0) return null;
   const names = someOf(entered.map((c) => `${c.table} ${c.chain}`));
-  const [chains, them] = entered.length === 1 ? ["a chain", "it"] : [`${entered.length} chains`, "them"];
-  return `${file}: the packet's paths went through ${chains} the text does not hold (${names}), traced as empty: the node's rules in ${them} may change the outcomes; give the whole iptables-save output`;
+  const chains = entered.length === 1 ? "a chain" : `${entered.length} chains`;
+  return `${file}: the paths went through ${chains} the text lacks (${names}), traced as empty; the node's rules there may change the outcomes`;
 }
 
 /** The chain a rule jumps or goes to, or null (a verdict or an extension target is a name too). */
@@ -72,33 +72,26 @@ export function unjumpedChains(state: RuleSet): ChainRef[] {
   return out;
 }
 
-// kube-proxy's tail rule of nat KUBE-SERVICES as it writes it by default (pkg/proxy/iptables);
-// with --nodeport-addresses it is one `-d NODE-IP` rule per address instead.
+// kube-proxy's last rule of nat KUBE-SERVICES, by its comment: its matches depend on the flags
+// (`-m addrtype --dst-type LOCAL`, or one `-d NODE-IP` rule per --nodeport-addresses address).
 const NODEPORTS_TAIL =
-  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS';
+  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" … -j KUBE-NODEPORTS';
 
 /**
- * The notes for a trace of a headerless text that no service took, when the text has chains
- * with rules that nothing in it jumps to: the rules leading there were cut (`grep SERVICE`
- * never keeps KUBE-SERVICES' tail rule to KUBE-NODEPORTS). Nothing is added to the text: the
- * tail's form depends on kube-proxy's flags.
+ * The note for a trace of a headerless text that no service took, when the text has chains with
+ * rules that nothing in it jumps to (null otherwise): the rules leading there were cut (`grep
+ * SERVICE` never keeps KUBE-SERVICES' tail rule to KUBE-NODEPORTS). Nothing is added to the
+ * text: the tail's form depends on kube-proxy's flags.
  */
-export function unjumpedChainsNotes(file: string, state: RuleSet, result: TraceResult): string[] {
-  if (result.outcomes.some((o) => o.servicePort !== null)) return [];
-  const notes: string[] = [];
-  const others: string[] = [];
-  for (const c of unjumpedChains(state)) {
-    if (c.table === "nat" && c.chain === "KUBE-NODEPORTS")
-      notes.push(
-        `${file}: no service took the packet, and no rule of the text jumps to nat KUBE-NODEPORTS, which has node ports' rules: the text lacks kube-proxy's last rule of KUBE-SERVICES (${NODEPORTS_TAIL}, or its -d NODE-IP form), which iptables-save | grep leaves out; add the node's to trace a node port`,
-      );
-    else others.push(`${c.table} ${c.chain}`);
-  }
-  if (others.length > 0) {
-    const chains = others.length === 1 ? "a chain" : `${others.length} chains`;
-    notes.push(
-      `${file}: no service took the packet, and the text has ${chains} with rules that none of its rules jumps to (${someOf(others)}): the rules that lead there are not in the text`,
-    );
-  }
-  return notes;
+export function unjumpedChainsNote(file: string, state: RuleSet, result: TraceResult): string | null {
+  if (result.outcomes.some((o) => o.servicePort !== null)) return null;
+  const names = unjumpedChains(state).map((c) => `${c.table} ${c.chain}`);
+  if (names.length === 0) return null;
+  const nodePorts = names.indexOf("nat KUBE-NODEPORTS");
+  if (nodePorts > 0) names.unshift(...names.splice(nodePorts, 1));
+  const tail =
+    nodePorts < 0
+      ? ""
+      : `; for KUBE-NODEPORTS, that is ${NODEPORTS_TAIL}, which grep leaves out: add the node's to trace a node port`;
+  return `${file}: no service took the packet, and nothing in the text jumps to ${someOf(names)} (chains with rules): the rules that lead there are not in it${tail}`;
 }

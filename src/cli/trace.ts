@@ -15,7 +15,7 @@ import { writeErr, writeNote, writeOut } from "./io.js";
 import { checkNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
 import { readingHeldChains } from "./read-rules.js";
 import { readState } from "./read-state.js";
-import { absentChains, absentChainsNote, unjumpedChainsNotes } from "./trace-notes.js";
+import { absentChains, absentChainsNote, unjumpedChainsNote } from "./trace-notes.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -139,7 +139,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     const file = positionals[0] as string;
     const absent = absentChainsNote(file, result);
     if (absent !== null) writeNote(absent);
-    if (held !== null) for (const note of unjumpedChainsNotes(file, traced.state, result)) writeNote(note);
+    const unjumped = held === null ? null : unjumpedChainsNote(file, traced.state, result);
+    if (unjumped !== null) writeNote(unjumped);
     // Whether an address is the node's decides the outcome and the node's addresses were not
     // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
     if (result.needsNodeAddress.length > 0) {

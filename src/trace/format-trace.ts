@@ -21,9 +21,8 @@ function stepLines(o: TraceOutcome, indent: string): string[] {
  * Prints a trace: one line per outcome, each followed by the rules it passed. Outcomes that
  * depend on facts outside the rules are grouped under the place the packet went (service port,
  * DNAT destination, probability), one line per case: `if <conditions>: <what became of it>`.
- * Without the rules, outcomes that would print alike but for their probability (paths that
- * took different statistic branches to the same end) are one line, with their probabilities
- * added: the rules are what told them apart.
+ * Without the rules, outcomes that differ only in probability are one line, the probabilities
+ * added.
  *
  * @param result the trace.
  * @param verbose include the rules of each path (default true).

@@ -98,9 +98,8 @@ export interface TraceOptions {
    */
   readonly routes?: readonly TraceRoute[];
   /**
-   * Chains the state holds empty only because its input named them without their rules: those
-   * an `iptables-save | grep` extract jumps to but does not contain. A path goes through them as
-   * through empty chains; {@link TraceResult.absentChains} names those it entered.
+   * Chains the input lacks, empty in the state (an `iptables-save | grep` extract's jump
+   * targets): {@link TraceResult.absentChains} names those a path entered.
    */
   readonly absentChains?: readonly ChainRef[];
 }
@@ -109,8 +108,7 @@ export interface TraceOptions {
  * A chain of a table.
  *
  * @example
- * // The endpoint chains a grep extract jumps to without holding them:
- * traceRules(state, packet, { absentChains: [{ table: "nat", chain: "KUBE-SEP-BBBBBBBBBBBBBBBB" }] });
+ * traceRules(state, packet, { absentChains: [{ table: "nat", chain: "KUBE-SEP-X" }] });
  */
 export interface ChainRef {
   /** The table (`nat`, `filter`, …). */
@@ -232,19 +230,17 @@ export interface SocketAddress {
 }
 
 /**
- * Where `-j SNAT --to-source` rewrites the source to: an address (or a range the kernel picks
- * one from), and the ports it picks the source port from, as the rule gives them.
+ * What `-j SNAT --to-source` rewrites the source to, as the rule gives it.
  *
  * @example
- * // -j SNAT --to-source 192.0.2.10 --random-fully
  * traceRules(state, packet).outcomes[0]?.snat // { address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null }
  */
 export interface SourceNat {
-  /** The new source address (the first of a range); `""` when the rule gives only ports (the address is kept). */
+  /** The address (the first of a range); `""` when only ports are given. */
   readonly address: string;
-  /** The last address of the range; equal to `address` for one address. */
+  /** The last address of the range (`address` for one). */
   readonly lastAddress: string;
-  /** The source ports (`--to-source ADDR:1024-65535`), or null: the port is kept unless it clashes. */
+  /** The source ports, or null (the port is kept unless it clashes). */
   readonly ports: PortRange | null;
 }
 
@@ -281,12 +277,9 @@ export interface TraceOutcome {
   readonly route: Route | null;
   /** The DNAT destination, or null when not translated. */
   readonly dnat: SocketAddress | null;
-  /**
-   * The source is rewritten by MASQUERADE (to the address of the interface the packet leaves
-   * by). An SNAT to a fixed address is {@link snat} instead: at most one of the two is set.
-   */
+  /** MASQUERADE rewrote the source (an SNAT is {@link snat}). */
   readonly masquerade: boolean;
-  /** Where `-j SNAT` rewrote the source, or null (no SNAT; see also {@link masquerade}). */
+  /** What `-j SNAT` rewrote the source to, or null. */
   readonly snat: SourceNat | null;
   /** The packet mark when the path ended. */
   readonly mark: number;
@@ -304,7 +297,7 @@ export interface TraceOutcome {
   readonly steps: readonly TraceStep[];
   /**
    * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`
-   * (or `no masquerade`, `SNAT to 192.0.2.10`), the DNAT destination named whatever the verdict
+   * (or `SNAT to ADDRESS`), the DNAT destination named whatever the verdict
    * (`… → 10.244.1.2:8080  DROPPED  p=…`), the conditions last
    * (`  if the route to 10.244.1.2 leaves by docker0`).
    */
@@ -335,9 +328,8 @@ export interface TraceResult {
    */
   readonly needsNodeAddress: readonly string[];
   /**
-   * The chains of {@link TraceOptions.absentChains} that a path jumped to, in the order first
-   * entered. When any is, the outcomes are those of a node where these chains are empty, which
-   * the input does not say: the answer may be incomplete.
+   * The {@link TraceOptions.absentChains} a path entered, in order: the outcomes take them as
+   * empty, which the input does not say.
    */
   readonly absentChains: readonly ChainRef[];
 }

@@ -197,7 +197,7 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
     );
     // The endpoint chains first (nat, as entered), then those behind kube-proxy's own jumps.
     expect(notes(r.err)[1]).toBe(
-      `kube-iptables: note: ${file}: the packet's paths went through 8 chains the text does not hold (nat KUBE-SEP-BBBBBBBBBBBBBBBB, nat KUBE-SEP-CCCCCCCCCCCCCCCC, nat KUBE-SEP-DDDDDDDDDDDDDDDD, filter KUBE-PROXY-FIREWALL and 4 more), traced as empty: the node's rules in them may change the outcomes; give the whole iptables-save output`,
+      `kube-iptables: note: ${file}: the paths went through 8 chains the text lacks (nat KUBE-SEP-BBBBBBBBBBBBBBBB, nat KUBE-SEP-CCCCCCCCCCCCCCCC, nat KUBE-SEP-DDDDDDDDDDDDDDDD, filter KUBE-PROXY-FIREWALL and 4 more), traced as empty; the node's rules there may change the outcomes`,
     );
     const json = JSON.parse((await capture([file, ...toService, "--format", "json"])).out);
     expect(json.outcomes).toHaveLength(4);
@@ -262,7 +262,7 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
       "(no service) → 192.0.2.10:30080 (no DNAT)  p=1.000000000  no masquerade",
     );
     expect(notes(r.err)).toContain(
-      `kube-iptables: note: ${file}: no service took the packet, and no rule of the text jumps to nat KUBE-NODEPORTS, which has node ports' rules: the text lacks kube-proxy's last rule of KUBE-SERVICES (${TAIL}, or its -d NODE-IP form), which iptables-save | grep leaves out; add the node's to trace a node port`,
+      `kube-iptables: note: ${file}: no service took the packet, and nothing in the text jumps to nat KUBE-NODEPORTS (chains with rules): the rules that lead there are not in it; for KUBE-NODEPORTS, that is -A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" … -j KUBE-NODEPORTS, which grep leaves out: add the node's to trace a node port`,
     );
     // With that rule, the node port is reached, and the note names KUBE-MARK-MASQ, whose
     // rule (the masquerade mark) the text does not hold either.
@@ -283,7 +283,7 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
     const r = await capture([file, ...toService, "--brief"]);
     expect(r.out.split("\n")[0]).toBe("(no service) → 10.96.5.5:80 (no DNAT)  p=1.000000000  no masquerade");
     expect(notes(r.err)).toContain(
-      `kube-iptables: note: ${file}: no service took the packet, and the text has a chain with rules that none of its rules jumps to (nat ${SVC}): the rules that lead there are not in the text`,
+      `kube-iptables: note: ${file}: no service took the packet, and nothing in the text jumps to nat ${SVC} (chains with rules): the rules that lead there are not in it`,
     );
     // A packet some service took is not told about the others' missing entries.
     const reached = await capture([write("nodeport-only.txt", nodePort), ...toService, "--brief"]);
