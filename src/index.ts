@@ -148,11 +148,13 @@ export type { Fraction } from "./trace/fraction.js";
 export { traceRules } from "./trace/trace.js";
 export type {
   AffinityRecord,
+  ChainRef,
   ConditionKind,
   Origin,
   Packet,
   Route,
   SocketAddress,
+  SourceNat,
   TraceCondition,
   TraceOptions,
   TraceOutcome,

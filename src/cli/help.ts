@@ -262,7 +262,10 @@ export const COMMANDS: readonly CommandSpec[] = [
             value: "CIDR=IF",
             help: "the route to CIDR leaves by IF; repeatable (the longest prefix wins)",
           },
-          { name: "brief", help: "outcomes only, without the rules each path passed" },
+          {
+            name: "brief",
+            help: "outcomes only, without the rules each path passed (paths that end alike on one line)",
+          },
           PROFILE,
           NAMESPACE,
         ],

@@ -5,6 +5,7 @@
 import { withSourceText } from "../diff/saved-state.js";
 import type { Problem } from "../errors.js";
 import {
+  type HeaderlessRead,
   isHeaderlessRules,
   type ParseOptions,
   type ParseResult,
@@ -13,6 +14,32 @@ import {
   readHeaderlessRules,
 } from "../iptables/index.js";
 import { writeErr, writeNote, writeProblems } from "./io.js";
+
+/**
+ * Where {@link parseRulesFile} puts the chains a headerless text holds, while one is listening:
+ * `readState` hands on the state alone, and the text's chains are known only here.
+ */
+let heldListener: ((held: HeaderlessRead["held"]) => void) | null = null;
+
+/**
+ * Runs `read` (a `readState`) and returns what it gave, with the chains that the headerless text
+ * it parsed holds (`HeaderlessRead.held`), or null when it parsed none: the state made of such a
+ * text has the other chains empty, which the text does not say.
+ */
+export async function readingHeldChains<T>(
+  read: () => Promise<T>,
+): Promise<{ readonly value: T; readonly held: HeaderlessRead["held"] | null }> {
+  let held: HeaderlessRead["held"] | null = null;
+  const outer = heldListener;
+  heldListener = (h) => {
+    held = h;
+  };
+  try {
+    return { value: await read(), held };
+  } finally {
+    heldListener = outer;
+  }
+}
 
 /**
  * Parses one file's rules text as `parseRules` does, after the checks above; `null` after saying
@@ -39,6 +66,7 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
   writeNote(
     `${name} has rule lines without *table lines (as iptables -S or iptables-save | grep print them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
   );
+  heldListener?.(read.held);
   const parsed = sourced(parseRules(read.text, options), read.text);
   const problems = parsed.problems.map(
     (p): Problem => (p.line === undefined ? p : { ...p, line: read.lineMap[p.line - 1] ?? p.line }),

@@ -11,9 +11,11 @@ import {
   traceToJson,
 } from "../trace/index.js";
 import { drawTrace, isGraphFormat } from "./graph.js";
-import { writeErr, writeOut } from "./io.js";
+import { writeErr, writeNote, writeOut } from "./io.js";
 import { checkNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
+import { readingHeldChains } from "./read-rules.js";
 import { readState } from "./read-state.js";
+import { absentChains, absentChainsNote, unjumpedChainsNote } from "./trace-notes.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -105,7 +107,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   if ((src.address.indexOf(":") >= 0 ? "IPv6" : "IPv4") !== family)
     throw new UsageError(`--src ${values.src}: not an ${family} address, as --dst is`);
   readOptionsOf(values);
-  const traced = await readState(positionals, values, family);
+  // A text without *table lines (grep, iptables -S) may lack chains its rules jump to.
+  const { value: traced, held } = await readingHeldChains(() => readState(positionals, values, family));
   if (traced === null) return EXIT_INPUT;
   const inInterface =
     values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
@@ -123,6 +126,7 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     const result = traceRules(traced.state, packet, {
       nodeAddresses: values["node-ip"] ?? [...traced.nodeIPs],
       routes: (values.route ?? []).map(parseRoute),
+      ...(held === null ? {} : { absentChains: absentChains(traced.state, held) }),
     });
     if (isGraphFormat(format)) writeOut(await drawTrace(traced.state, result, format));
     else
@@ -131,6 +135,12 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
           ? `${JSON.stringify(traceToJson(result), null, 2)}\n`
           : formatTraceText(result, values.brief !== true),
       );
+    // A partial text: say what the outcomes could not see.
+    const file = positionals[0] as string;
+    const absent = absentChainsNote(file, result);
+    if (absent !== null) writeNote(absent);
+    const unjumped = held === null ? null : unjumpedChainsNote(file, traced.state, result);
+    if (unjumped !== null) writeNote(unjumped);
     // Whether an address is the node's decides the outcome and the node's addresses were not
     // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
     if (result.needsNodeAddress.length > 0) {

@@ -14,7 +14,8 @@ function ruleKey(table: string, chain: string, index: number): string {
 /**
  * The graph with the trace's paths marked: an edge whose rule a path matched carries the sum of
  * those paths' probabilities in `traced`, and so do the nodes at both ends; a `later` edge
- * (a mark, then the masquerading chain) is marked for the paths that went through both.
+ * (a mark, then the masquerading chain) is marked for the paths that went through both, or
+ * whose source was rewritten (MASQUERADE or SNAT) after the mark.
  *
  * @example
  * const g = overlayTrace(buildServiceGraph(state, ["default/web:http"]), traceRules(state, packet));
@@ -51,7 +52,8 @@ export function overlayTrace(graph: ServiceGraph, result: TraceResult): ServiceG
     }
     for (const [from, laters] of laterByFrom)
       if (nodesSeen.has(from))
-        for (const e of laters) if (nodesSeen.has(e.to) || outcome.masquerade) edgesSeen.add(e.id);
+        for (const e of laters)
+          if (nodesSeen.has(e.to) || outcome.masquerade || outcome.snat !== null) edgesSeen.add(e.id);
     for (const id of edgesSeen) credit(edgeShare, id, p);
     for (const id of nodesSeen) credit(nodeShare, id, p);
   }

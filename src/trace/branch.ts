@@ -6,7 +6,7 @@
  */
 import { condition, type Fact } from "./conditions.js";
 import type { Fraction } from "./fraction.js";
-import type { SocketAddress, TraceCondition, TraceStep } from "./types.js";
+import type { SocketAddress, SourceNat, TraceCondition, TraceStep } from "./types.js";
 
 /** The mutable state of one path; cloned where a statistic match splits it. */
 export interface Branch {
@@ -50,8 +50,10 @@ export interface Branch {
   steps: TraceStep[];
   /** The DNAT destination, when translated. */
   dnat: SocketAddress | null;
-  /** Source rewritten (MASQUERADE / SNAT). */
+  /** Source rewritten by MASQUERADE. */
   masquerade: boolean;
+  /** Source rewritten by SNAT, to where. */
+  snat: SourceNat | null;
   /** The last endpoint chain entered. */
   endpointChain: string | null;
   /** `recent` lists this packet sets. */

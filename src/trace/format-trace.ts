@@ -5,8 +5,8 @@
  */
 import { oneLine } from "../one-line.js";
 import { describeConditions } from "./conditions.js";
-import { formatFraction } from "./fraction.js";
-import { formatSocket, outcomeHead, outcomeTail } from "./outcome-text.js";
+import { add, formatFraction, ONE } from "./fraction.js";
+import { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
 import type { TraceOutcome, TraceResult } from "./types.js";
 
 function stepLines(o: TraceOutcome, indent: string): string[] {
@@ -21,6 +21,8 @@ function stepLines(o: TraceOutcome, indent: string): string[] {
  * Prints a trace: one line per outcome, each followed by the rules it passed. Outcomes that
  * depend on facts outside the rules are grouped under the place the packet went (service port,
  * DNAT destination, probability), one line per case: `if <conditions>: <what became of it>`.
+ * Without the rules, outcomes that differ only in probability are one line, the probabilities
+ * added.
  *
  * @param result the trace.
  * @param verbose include the rules of each path (default true).
@@ -36,7 +38,7 @@ export function formatTraceText(result: TraceResult, verbose = true): string {
   });
   // Rules (and chain names) are printed as written: a comment may hold a control character.
   const groups = new Map<string, TraceOutcome[]>();
-  for (const o of result.outcomes) {
+  for (const o of verbose ? result.outcomes : mergeAlike(result.outcomes, destination)) {
     const head = outcomeHead(o, destination);
     const key = o.conditions.length === 0 ? `\u0000${groups.size}` : head;
     const g = groups.get(key);
@@ -59,6 +61,25 @@ export function formatTraceText(result: TraceResult, verbose = true): string {
   }
   out.push(`total p=${formatFraction(result.total)}`);
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The outcomes with those that print alike apart from their probability merged into the first
+ * of them, their probabilities added (its rules stay the first path's, which are not printed).
+ */
+function mergeAlike(outcomes: readonly TraceOutcome[], destination: string): TraceOutcome[] {
+  const merged = new Map<string, TraceOutcome>();
+  for (const o of outcomes) {
+    const key = outcomeSummary({ ...o, probability: ONE }, destination);
+    const had = merged.get(key);
+    if (had === undefined) {
+      merged.set(key, o);
+      continue;
+    }
+    const facts = { ...had, probability: add(had.probability, o.probability) };
+    merged.set(key, { ...facts, summary: outcomeSummary(facts, destination) });
+  }
+  return [...merged.values()];
 }
 
 /**

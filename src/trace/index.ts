@@ -30,15 +30,17 @@ export {
   statisticShare,
   ZERO,
 } from "./fraction.js";
-export { formatSocket, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
+export { formatSocket, formatSourceNat, outcomeHead, outcomeSummary, outcomeTail } from "./outcome-text.js";
 export { TraceInputError, traceRules } from "./trace.js";
 export type {
   AffinityRecord,
+  ChainRef,
   ConditionKind,
   Origin,
   Packet,
   Route,
   SocketAddress,
+  SourceNat,
   TraceCondition,
   TraceOptions,
   TraceOutcome,

@@ -22,6 +22,7 @@ import { hostBytes, inside, isLocal, type LocalAddresses } from "./addresses.js"
 import type { Branch } from "./branch.js";
 import { decide, type Fact } from "./conditions.js";
 import { type Fraction, multiply, ONE, statisticShare } from "./fraction.js";
+import type { ChainRef } from "./types.js";
 
 /** What a hook knows besides the packet. */
 export interface MatchContext {
@@ -54,6 +55,11 @@ export interface MatchContext {
   readonly routeOf: (bytes: readonly number[]) => string | null;
   /** How many more times the trace may split a path on a fact (shared by all its paths). */
   readonly budget: { splits: number; next: number };
+  /**
+   * The chains the input lacks (`table chain` → the chain, from the options), and those the
+   * trace's paths entered, in order (shared by all its paths).
+   */
+  readonly absent: { readonly chains: ReadonlyMap<string, ChainRef>; readonly entered: Set<ChainRef> };
 }
 
 /** The outcome of matching a rule. */

@@ -1,12 +1,13 @@
 /**
  * An outcome in words: where the packet went (`default/web:http → 10.244.1.2:8080  p=0.5`),
- * what became of it (`masquerade`, `DROPPED  (reason)`), and the facts it depends on.
+ * what became of it (`masquerade`, `SNAT to 192.0.2.10`, `DROPPED  (reason)`), and the facts it
+ * depends on.
  *
  * @module
  */
 import { describeConditions } from "./conditions.js";
 import { formatFraction } from "./fraction.js";
-import type { TraceOutcome } from "./types.js";
+import type { SourceNat, TraceOutcome } from "./types.js";
 
 /** The fields the words are made of. */
 export type OutcomeFacts = Omit<TraceOutcome, "summary">;
@@ -19,6 +20,22 @@ export type OutcomeFacts = Omit<TraceOutcome, "summary">;
  */
 export function formatSocket(s: { readonly address: string; readonly port: number }): string {
   return s.address.indexOf(":") >= 0 ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+}
+
+/**
+ * Where an SNAT rewrites the source to, as `--to-source` reads: `192.0.2.10`,
+ * `192.0.2.10-192.0.2.12`, `192.0.2.10:1024-65535`, `[fd00::1]:1024`, or `port 1024-65535` when
+ * the rule keeps the address.
+ *
+ * @example
+ * formatSourceNat({ address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null }) // "192.0.2.10"
+ */
+export function formatSourceNat(s: SourceNat): string {
+  const address = s.address === s.lastAddress ? s.address : `${s.address}-${s.lastAddress}`;
+  if (s.ports === null) return address;
+  const ports = s.ports.min === s.ports.max ? `${s.ports.min}` : `${s.ports.min}-${s.ports.max}`;
+  if (address === "") return `port ${ports}`;
+  return address.indexOf(":") >= 0 ? `[${address}]:${ports}` : `${address}:${ports}`;
 }
 
 /**
@@ -35,14 +52,17 @@ export function outcomeHead(o: OutcomeFacts, destination: string): string {
 }
 
 /**
- * What became of the packet: `masquerade` / `no masquerade` when accepted, else the verdict and
- * why (the unknown reason, or the comment of the rule that decided).
+ * What became of the packet: `masquerade`, `SNAT to ADDRESS` or `no masquerade` when accepted,
+ * else the verdict and why (the unknown reason, or the comment of the rule that decided).
  *
  * @example
  * outcomeTail(outcome) // "DROPPED  (cali:R2AgGWHnVJ4Elk1W)"
  */
 export function outcomeTail(o: OutcomeFacts): string {
-  if (o.verdict === "accepted") return o.masquerade ? "masquerade" : "no masquerade";
+  if (o.verdict === "accepted") {
+    if (o.snat !== null) return `SNAT to ${formatSourceNat(o.snat)}`;
+    return o.masquerade ? "masquerade" : "no masquerade";
+  }
   const last = o.steps[o.steps.length - 1];
   // A path that ran off the end of a built-in chain was dropped by its policy, not by the last
   // rule it matched: that rule's comment would name the wrong reason.

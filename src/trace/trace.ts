@@ -14,8 +14,9 @@ import { type CompiledRule, type CompiledState, compileState } from "./compile.j
 import { decide } from "./conditions.js";
 import { add, type Fraction, ONE, ZERO } from "./fraction.js";
 import type { MatchContext } from "./match.js";
-import { formatSocket, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
+import { formatSocket, formatSourceNat, type OutcomeFacts, outcomeSummary } from "./outcome-text.js";
 import type {
+  ChainRef,
   Packet,
   Route,
   TraceOptions,
@@ -117,7 +118,7 @@ function ctStates(b: Branch, table: string): ReadonlySet<string> {
   if (table === "raw") return new Set(["INVALID"]);
   const s = new Set(["NEW"]);
   if (b.dnat !== null) s.add("DNAT");
-  if (b.masquerade) s.add("SNAT");
+  if (b.masquerade || b.snat !== null) s.add("SNAT");
   return s;
 }
 
@@ -350,7 +351,7 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
 /**
  * Traces the first packet of a new connection through a kernel state (only `-A` rules count):
  * nat PREROUTING or OUTPUT (DNAT), then filter INPUT or FORWARD (by whether the translated
- * destination is a node address) or OUTPUT, then nat POSTROUTING (masquerade), with every other
+ * destination is a node address) or OUTPUT, then nat POSTROUTING (MASQUERADE, SNAT), with every other
  * table's chains on the way (raw, mangle, security). Returns every path with its exact
  * probability. A rule that tests a fact the rules do not settle (the interface a route leaves
  * by, an ipset, whether an address is the node's), or a route that depends on whether the
@@ -362,7 +363,8 @@ function recentIndex(options: TraceOptions, family: IPFamily): Map<string, [numb
  *
  * @param state a kernel state: `generateState(model)` or a parsed `iptables-save` dump.
  * @param packet the packet (its `outInterface` decides every `-o`).
- * @param options the node's addresses, its routes, and the session-affinity state.
+ * @param options the node's addresses, its routes, the session-affinity state, and the chains the
+ *   input lacks.
  * @returns every outcome.
  * @throws {TraceInputError} when the packet's addresses are not of the state's family, a port is out of range, or a route is malformed.
  *
@@ -391,6 +393,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
       fromNode: packet.from === "node",
       routeOf: (bytes) => routes.find((r) => inside(bytes, r.prefix))?.name ?? null,
       budget: { splits: MAX_SPLITS, next: 0 },
+      absent: { chains: absentIndex(options), entered: new Set() },
     },
     packetInterface: packet.inInterface ?? (packet.from === "node" ? "" : null),
     packetOutInterface: packet.outInterface ?? null,
@@ -414,6 +417,7 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     steps: [],
     dnat: null,
     masquerade: false,
+    snat: null,
     endpointChain: null,
     recentSet: [],
   };
@@ -460,7 +464,15 @@ export function traceRules(state: RuleSet, packet: Packet, options: TraceOptions
     outcomes: finals.map(toOutcome),
     total: leastTotal(finals, 0),
     needsNodeAddress: [...needs],
+    absentChains: [...env.base.absent.entered],
   };
+}
+
+/** The chains the options say the input lacks, by `table chain`. */
+function absentIndex(options: TraceOptions): Map<string, ChainRef> {
+  const index = new Map<string, ChainRef>();
+  for (const c of options.absentChains ?? []) index.set(`${c.table} ${c.chain}`, c);
+  return index;
 }
 
 /**
@@ -474,7 +486,8 @@ function resultKey(f: Final, acrossRoute: boolean): string {
   const b = f.branch;
   const dnat = b.dnat === null ? "-" : `${b.dnat.address} ${b.dnat.port}`;
   const p = `${b.probability.numerator}/${b.probability.denominator}`;
-  const route = acrossRoute ? "" : `${f.route}|${b.mark}|${b.masquerade}`;
+  const snat = b.snat === null ? "-" : formatSourceNat(b.snat);
+  const route = acrossRoute ? "" : `${f.route}|${b.mark}|${b.masquerade}|${snat}`;
   return [f.verdict, f.reason, route, dnat, b.endpointChain, b.recentSet, p].join("|");
 }
 
@@ -572,6 +585,7 @@ function toOutcome(f: Final): TraceOutcome {
     route: f.route,
     dnat: b.dnat,
     masquerade: b.masquerade,
+    snat: b.snat,
     mark: b.mark,
     endpointChain: b.endpointChain,
     servicePort: servicePortOf(b.steps),

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PortRange } from "../ir/canonical-types.js";
 import type { Fraction } from "./fraction.js";
 
 /**
@@ -96,6 +97,24 @@ export interface TraceOptions {
    * {@link Packet.outInterface} wins over them; an address no route covers makes `-o` a condition.
    */
   readonly routes?: readonly TraceRoute[];
+  /**
+   * Chains the input lacks, empty in the state (an `iptables-save | grep` extract's jump
+   * targets): {@link TraceResult.absentChains} names those a path entered.
+   */
+  readonly absentChains?: readonly ChainRef[];
+}
+
+/**
+ * A chain of a table.
+ *
+ * @example
+ * traceRules(state, packet, { absentChains: [{ table: "nat", chain: "KUBE-SEP-X" }] });
+ */
+export interface ChainRef {
+  /** The table (`nat`, `filter`, …). */
+  readonly table: string;
+  /** The chain. */
+  readonly chain: string;
 }
 
 /**
@@ -211,11 +230,26 @@ export interface SocketAddress {
 }
 
 /**
+ * What `-j SNAT --to-source` rewrites the source to, as the rule gives it.
+ *
+ * @example
+ * traceRules(state, packet).outcomes[0]?.snat // { address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null }
+ */
+export interface SourceNat {
+  /** The address (the first of a range); `""` when only ports are given. */
+  readonly address: string;
+  /** The last address of the range (`address` for one). */
+  readonly lastAddress: string;
+  /** The source ports, or null (the port is kept unless it clashes). */
+  readonly ports: PortRange | null;
+}
+
+/**
  * One way the packet can go, with its probability. In JSON (`traceToJson`):
  *
  * ```json
  * {"verdict":"accepted","unknownReason":null,"route":"forward",
- *  "dnat":{"address":"10.244.2.21","port":8080},"masquerade":false,"mark":0,
+ *  "dnat":{"address":"10.244.2.21","port":8080},"masquerade":false,"snat":null,"mark":0,
  *  "endpointChain":"KUBE-SEP-…","servicePort":"default/web:http","recentSet":[],
  *  "conditions":[{"kind":"out-interface","subject":"10.244.2.21","test":"docker0","holds":true,
  *                 "text":"the route to 10.244.2.21 leaves by docker0"}],
@@ -243,8 +277,10 @@ export interface TraceOutcome {
   readonly route: Route | null;
   /** The DNAT destination, or null when not translated. */
   readonly dnat: SocketAddress | null;
-  /** The source is rewritten to the node's address (MASQUERADE or SNAT). */
+  /** MASQUERADE rewrote the source (an SNAT is {@link snat}). */
   readonly masquerade: boolean;
+  /** What `-j SNAT` rewrote the source to, or null. */
+  readonly snat: SourceNat | null;
   /** The packet mark when the path ended. */
   readonly mark: number;
   /** The KUBE-SEP (or other endpoint) chain the path went through last, or null. */
@@ -260,9 +296,10 @@ export interface TraceOutcome {
   /** The rules the path matched, in order. */
   readonly steps: readonly TraceStep[];
   /**
-   * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`,
-   * the DNAT destination named whatever the verdict (`… → 10.244.1.2:8080  DROPPED  p=…`), the
-   * conditions last (`  if the route to 10.244.1.2 leaves by docker0`).
+   * One line in Kubernetes terms: `default/web:http → 10.244.1.2:8080  p=0.333333333  masquerade`
+   * (or `SNAT to ADDRESS`), the DNAT destination named whatever the verdict
+   * (`… → 10.244.1.2:8080  DROPPED  p=…`), the conditions last
+   * (`  if the route to 10.244.1.2 leaves by docker0`).
    */
   readonly summary: string;
 }
@@ -290,4 +327,9 @@ export interface TraceResult {
    * non-empty only when the node's addresses were not given.
    */
   readonly needsNodeAddress: readonly string[];
+  /**
+   * The {@link TraceOptions.absentChains} a path entered, in order: the outcomes take them as
+   * empty, which the input does not say.
+   */
+  readonly absentChains: readonly ChainRef[];
 }

@@ -164,6 +164,7 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         if (next === undefined) return unknownEnd(b, `-j ${target.name}: no such chain in ${ctx.table}`);
         if (frames.length >= MAX_DEPTH) return unknownEnd(b, "jumps nested too deep (a loop?)");
         if (isEndpointChain(target.name)) b.endpointChain = target.name;
+        if (ctx.absent.chains.size > 0) noteAbsent(ctx, target.name);
         if (target.goto) frames.pop();
         frames.push(enter(next, b, ctx));
         continue;
@@ -174,7 +175,8 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
       case "nat": {
         if (ctx.table !== "nat") return unknownEnd(b, `-j ${target.name} outside the nat table`);
         if (target.name === "SNAT") {
-          b.masquerade = true;
+          // Not a masquerade: the address is the rule's, which need not be the node's.
+          b.snat = { address: target.minAddress, lastAddress: target.maxAddress, ports: target.ports };
           return { branch: b, end: "accept", reason: null };
         }
         if (target.name !== "DNAT") return unknownEnd(b, `-j ${target.name}`);
@@ -212,6 +214,12 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
     }
   }
   return unknownEnd(b, "too many rules on one path (a loop?)");
+}
+
+/** Records that a path entered `chain` when the input lacks it (its emptiness is an assumption). */
+function noteAbsent(ctx: MatchContext, chain: string): void {
+  const absent = ctx.absent.chains.get(`${ctx.table} ${chain}`);
+  if (absent !== undefined) ctx.absent.entered.add(absent);
 }
 
 // Targets that leave the packet's path as it is (they log, count, or change what no rule here

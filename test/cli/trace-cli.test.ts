@@ -82,6 +82,44 @@ describe("kube-iptables trace", () => {
     expect(json.out).toContain("web\\u001b[2J");
   });
 
+  it("names the address of an SNAT, and a MASQUERADE as masquerade", async () => {
+    const dump = (target: string) => {
+      const file = join(dir, `snat-${target.split(" ")[0]}.save`);
+      writeFileSync(
+        file,
+        [
+          "*nat",
+          ":PREROUTING ACCEPT [0:0]",
+          ":INPUT ACCEPT [0:0]",
+          ":OUTPUT ACCEPT [0:0]",
+          ":POSTROUTING ACCEPT [0:0]",
+          `-A POSTROUTING -s 10.244.0.0/16 ! -d 10.244.0.0/16 -m comment --comment "AWS, SNAT" -j ${target}`,
+          "COMMIT",
+          "",
+        ].join("\n"),
+      );
+      return file;
+    };
+    const packet = ["--src", "10.244.0.5", "--dst", "203.0.113.9:443", "--from", "pod", "--brief"];
+    const snat = await capture([dump("SNAT --to-source 192.0.2.10 --random-fully"), ...packet]);
+    expect(snat.code).toBe(0);
+    expect(snat.out).toBe(
+      "(no service) → 203.0.113.9:443 (no DNAT)  p=1.000000000  SNAT to 192.0.2.10\ntotal p=1.000000000\n",
+    );
+    const json = await capture([
+      dump("SNAT --to-source 192.0.2.10 --random-fully"),
+      ...packet,
+      "--format",
+      "json",
+    ]);
+    expect(JSON.parse(json.out).outcomes[0]).toMatchObject({
+      masquerade: false,
+      snat: { address: "192.0.2.10", lastAddress: "192.0.2.10", ports: null },
+    });
+    const masquerade = await capture([dump("MASQUERADE"), ...packet]);
+    expect(masquerade.out.split("\n")[0]).toMatch(/ {2}masquerade$/);
+  });
+
   it("usage errors throw UsageError (exit 2 in main)", async () => {
     await expect(runTrace([clusterFile, "--dst", dst])).rejects.toThrow(UsageError);
     await expect(runTrace([clusterFile, "--src", "10.0.0.1", "--dst", "10.0.0.2"])).rejects.toThrow(
@@ -131,5 +169,127 @@ describe("kube-iptables trace", () => {
     await expect(capture([clusterFile, "--src", "fd00::1", "--dst", dst])).rejects.toThrow(
       "--src fd00::1: not an IPv4 address, as --dst is",
     );
+  });
+});
+
+describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
+  const SVC = "KUBE-SVC-AAAAAAAAAAAAAAAA";
+  const write = (name: string, lines: readonly string[]): string => {
+    const file = join(dir, name);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    return file;
+  };
+  const toService = ["--src", "10.244.0.5", "--dst", "10.96.5.5:80"];
+  const clusterIP = `-A KUBE-SERVICES -d 10.96.5.5/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${SVC}`;
+  const split = [
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.2:8080" -m statistic --mode random --probability 0.33333333349 -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.3:8080" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-CCCCCCCCCCCCCCCC`,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.4:8080" -j KUBE-SEP-DDDDDDDDDDDDDDDD`,
+  ];
+  const notes = (err: string) => err.split("\n").filter((l) => l.startsWith("kube-iptables: note: "));
+
+  it("names the chains the packet went through that the text does not hold, and prints one brief line", async () => {
+    const file = write("sep-absent.txt", [clusterIP, ...split]);
+    const r = await capture([file, ...toService, "--brief"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      "default/web:http → 10.96.5.5:80 (no DNAT)  p=1.000000000  no masquerade\ntotal p=1.000000000\n",
+    );
+    // The endpoint chains first (nat, as entered), then those behind kube-proxy's own jumps.
+    expect(notes(r.err)[1]).toBe(
+      `kube-iptables: note: ${file}: the paths went through 8 chains the text lacks (nat KUBE-SEP-BBBBBBBBBBBBBBBB, nat KUBE-SEP-CCCCCCCCCCCCCCCC, nat KUBE-SEP-DDDDDDDDDDDDDDDD, filter KUBE-PROXY-FIREWALL and 4 more), traced as empty; the node's rules there may change the outcomes`,
+    );
+    const json = JSON.parse((await capture([file, ...toService, "--format", "json"])).out);
+    expect(json.outcomes).toHaveLength(4);
+    expect(json.absentChains.slice(0, 3)).toEqual([
+      { table: "nat", chain: "KUBE-SEP-BBBBBBBBBBBBBBBB" },
+      { table: "nat", chain: "KUBE-SEP-CCCCCCCCCCCCCCCC" },
+      { table: "nat", chain: "KUBE-SEP-DDDDDDDDDDDDDDDD" },
+    ]);
+  });
+
+  it("does not name the chains the text declares, empty or not", async () => {
+    const file = write("sep-declared.txt", [
+      ":KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]",
+      ":KUBE-SEP-CCCCCCCCCCCCCCCC - [0:0]",
+      ":KUBE-SEP-DDDDDDDDDDDDDDDD - [0:0]",
+      clusterIP,
+      ...split,
+    ]);
+    const r = await capture([file, ...toService, "--brief", "--format", "json"]);
+    expect(JSON.parse(r.out).absentChains.map((c: { chain: string }) => c.chain)).not.toContain(
+      "KUBE-SEP-BBBBBBBBBBBBBBBB",
+    );
+  });
+
+  it("says nothing of the kind for a whole dump", async () => {
+    const r = await capture([saveFile, "--src", "10.244.0.5", "--dst", dst]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe("");
+    expect(
+      JSON.parse((await capture([saveFile, "--src", "10.244.0.5", "--dst", dst, "--format", "json"])).out)
+        .absentChains,
+    ).toEqual([]);
+  });
+
+  const nodePort = [
+    `-A KUBE-NODEPORTS -p tcp -m comment --comment "default/web:http" -m tcp --dport 30080 -j KUBE-EXT-AAAAAAAAAAAAAAAA`,
+    `-A KUBE-EXT-AAAAAAAAAAAAAAAA -m comment --comment "masquerade traffic for default/web:http external destinations" -j KUBE-MARK-MASQ`,
+    `-A KUBE-EXT-AAAAAAAAAAAAAAAA -j ${SVC}`,
+    clusterIP,
+    `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.2:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+    `-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination 10.244.1.2:8080`,
+  ];
+  const toNodePort = [
+    "--src",
+    "203.0.113.7",
+    "--dst",
+    "192.0.2.10:30080",
+    "--from",
+    "external",
+    "--node-ip",
+    "192.0.2.10",
+    "--brief",
+  ];
+  const TAIL =
+    '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS';
+
+  it("names kube-proxy's jump to KUBE-NODEPORTS when the text lacks it and no service took the packet", async () => {
+    const file = write("nodeport-unreached.txt", nodePort);
+    const r = await capture([file, ...toNodePort]);
+    expect(r.code).toBe(0);
+    expect(r.out.split("\n")[0]).toBe(
+      "(no service) → 192.0.2.10:30080 (no DNAT)  p=1.000000000  no masquerade",
+    );
+    expect(notes(r.err)).toContain(
+      `kube-iptables: note: ${file}: no service took the packet, and nothing in the text jumps to nat KUBE-NODEPORTS (chains with rules): the rules that lead there are not in it; for KUBE-NODEPORTS, that is -A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" … -j KUBE-NODEPORTS, which grep leaves out: add the node's to trace a node port`,
+    );
+    // With that rule, the node port is reached, and the note names KUBE-MARK-MASQ, whose
+    // rule (the masquerade mark) the text does not hold either.
+    const whole = write("nodeport-reached.txt", [...nodePort, TAIL]);
+    const reached = await capture([whole, ...toNodePort]);
+    expect(reached.out.split("\n")[0]).toBe(
+      "default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade",
+    );
+    expect(notes(reached.err).join("\n")).not.toContain("no service took the packet");
+    expect(notes(reached.err)[1]).toContain("(nat KUBE-MARK-MASQ, ");
+  });
+
+  it("names other chains with rules that nothing jumps to, when no service took the packet", async () => {
+    const file = write("svc-unreached.txt", [
+      `-A ${SVC} -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+      nodePort[5] as string,
+    ]);
+    const r = await capture([file, ...toService, "--brief"]);
+    expect(r.out.split("\n")[0]).toBe("(no service) → 10.96.5.5:80 (no DNAT)  p=1.000000000  no masquerade");
+    expect(notes(r.err)).toContain(
+      `kube-iptables: note: ${file}: no service took the packet, and nothing in the text jumps to nat ${SVC} (chains with rules): the rules that lead there are not in it`,
+    );
+    // A packet some service took is not told about the others' missing entries.
+    const reached = await capture([write("nodeport-only.txt", nodePort), ...toService, "--brief"]);
+    expect(reached.out.split("\n")[0]).toBe(
+      "default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade",
+    );
+    expect(notes(reached.err).join("\n")).not.toContain("no service took the packet");
   });
 });

@@ -278,3 +278,57 @@ describe("a trace on the picture", () => {
     expect(g.edges.every((e) => e.traced === null)).toBe(true);
   });
 });
+
+describe("a source rewrite on the picture", () => {
+  // An outside client's packet is marked for masquerade, then rewritten by another chain's rule
+  // before KUBE-POSTROUTING: the mark's hand-over is traced for a MASQUERADE and an SNAT alike.
+  const dump = (rewrite: string) =>
+    [
+      "*nat",
+      ":PREROUTING ACCEPT [0:0]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+      ":KUBE-MARK-MASQ - [0:0]",
+      ":KUBE-POSTROUTING - [0:0]",
+      ":KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]",
+      ":KUBE-SERVICES - [0:0]",
+      ":KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]",
+      '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+      `-A POSTROUTING -s 203.0.113.0/24 -j ${rewrite}`,
+      '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
+      "-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000",
+      "-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN",
+      "-A KUBE-POSTROUTING -j MARK --set-xmark 0x4000/0x0",
+      '-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE',
+      '-A KUBE-SERVICES -d 10.96.5.5/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA ! -s 10.244.0.0/16 -d 10.96.5.5/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ',
+      '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "default/web:http -> 10.244.1.2:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+      '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination 10.244.1.2:8080',
+      "COMMIT",
+      "",
+    ].join("\n");
+
+  it.each(["MASQUERADE", "SNAT --to-source 192.0.2.10"])("-j %s", (rewrite) => {
+    const { ruleSet, problems } = parseRules(dump(rewrite));
+    expect(problems).toEqual([]);
+    const result = traceRules(
+      ruleSet,
+      {
+        source: "203.0.113.7",
+        sourcePort: 40000,
+        destination: "10.96.5.5",
+        destinationPort: 80,
+        protocol: "tcp",
+        from: "external",
+        inInterface: "eth0",
+      },
+      { nodeAddresses: ["192.0.2.10"] },
+    );
+    expect(result.outcomes.map((o) => o.verdict)).toEqual(["accepted"]);
+    const traced = overlayTrace(buildServiceGraph(ruleSet, ["default/web:http"]), result);
+    const later = traced.edges.filter((e) => e.kind === "later");
+    expect(later).toHaveLength(1);
+    expect(later[0]?.traced).toEqual(ONE);
+  });
+});

@@ -191,6 +191,27 @@ describe("readHeaderlessRules", () => {
     const read = readHeaderlessRules("-A KUBE-SVC-X -j KUBE-SEP-Y\n-A DOCKER -j RETURN\n");
     expect(read?.tables).toEqual([{ name: "nat", lines: 2 }]);
   });
+  it("says which chains the text holds: those it declares or has rules for, in their tables", () => {
+    const read = readHeaderlessRules(
+      [
+        ":KUBE-NODEPORTS - [0:0]",
+        "-A KUBE-SERVICES -d 10.0.1.175/32 -p tcp -m tcp --dport 80 -j KUBE-SVC-X",
+        "-A KUBE-SVC-X -j KUBE-SEP-Y",
+        "-A KUBE-SEP-Y -j KUBE-MARK-MASQ",
+        ":KUBE-FORWARD - [0:0]",
+        "-A KUBE-FORWARD -j ACCEPT",
+      ].join("\n"),
+    );
+    // KUBE-MARK-MASQ is only jumped to: declared (empty) in the text read, but not held.
+    expect(read?.held).toEqual([
+      { table: "filter", chain: "KUBE-FORWARD" },
+      { table: "nat", chain: "KUBE-NODEPORTS" },
+      { table: "nat", chain: "KUBE-SERVICES" },
+      { table: "nat", chain: "KUBE-SVC-X" },
+      { table: "nat", chain: "KUBE-SEP-Y" },
+    ]);
+    expect(read?.text).toContain(":KUBE-MARK-MASQ - [0:0]\n");
+  });
   it("gives up when no chain is kube-proxy's", () => {
     expect(readHeaderlessRules("-A DOCKER -j RETURN\n:FOO - [0:0]\n")).toBeNull();
   });

@@ -26,6 +26,12 @@ export interface HeaderlessRead {
   readonly lineMap: readonly number[];
   /** How many input lines went to each table, in the order of {@link text}. */
   readonly tables: readonly { readonly name: string; readonly lines: number }[];
+  /**
+   * The chains the input holds, each in the table it went to: those it declares or has rules
+   * for. Any other chain of {@link text} (one a rule jumps to) is declared there, empty: the
+   * input does not say what it holds.
+   */
+  readonly held: readonly { readonly table: string; readonly chain: string }[];
 }
 
 /** Tables a headerless text can be sorted into, in the order they are written out. */
@@ -181,6 +187,7 @@ export function readHeaderlessRules(text: string): HeaderlessRead | null {
   const out: string[] = [];
   const lineMap: number[] = [];
   const tables: { name: string; lines: number }[] = [];
+  const held: { table: string; chain: string }[] = [];
   for (const name of TABLE_ORDER) {
     const list = assigned.get(name);
     if (list === undefined) continue;
@@ -191,11 +198,14 @@ export function readHeaderlessRules(text: string): HeaderlessRead | null {
       if (chain !== "" && !builtins.includes(chain) && !firstUse.has(chain)) firstUse.set(chain, at);
     };
     const declared = new Set<string>();
+    const holds = new Set<string>();
     for (const l of list) {
       if (l.declares) declared.add(l.chain);
+      if (l.chain !== "") holds.add(l.chain);
       note(l.chain, l.at);
       if (l.target !== null && isChainTarget(l.target)) note(l.target, l.at);
     }
+    for (const chain of holds) held.push({ table: name, chain });
     out.push(`*${name}`);
     lineMap.push(list[0]?.at ?? 1);
     // Declarations first (as iptables-save prints them), those the text lacks added.
@@ -217,7 +227,7 @@ export function readHeaderlessRules(text: string): HeaderlessRead | null {
     out.push("COMMIT");
     lineMap.push(list[list.length - 1]?.at ?? 1);
   }
-  return { text: `${out.join("\n")}\n`, lineMap, tables };
+  return { text: `${out.join("\n")}\n`, lineMap, tables, held };
 }
 
 function isChainTarget(name: string): boolean {

@@ -1,0 +1,97 @@
+// What a trace of a partial text (`iptables-save | grep`, `iptables -t nat -S`) cannot know, said
+// in notes: the chains the packet went through that the text does not hold.
+import type { HeaderlessRead } from "../iptables/index.js";
+import { isBuiltinChain, type RuleSet } from "../ir/types.js";
+import type { ChainRef, TraceResult } from "../trace/index.js";
+
+/** How many chains a note names before it counts the rest. */
+const NAMED = 4;
+
+/**
+ * The chains of `state` that its headerless text did not hold (see `HeaderlessRead.held`): those
+ * its rules jump to without lines of their own, and those the completion added (kube-proxy's
+ * chains behind its jumps from the built-in chains). The state has them empty, which the text
+ * does not say. Built-in chains are not counted: they exist on every node.
+ */
+export function absentChains(state: RuleSet, held: HeaderlessRead["held"]): ChainRef[] {
+  const keys = new Set(held.map((c) => `${c.table} ${c.chain}`));
+  const out: ChainRef[] = [];
+  for (const table of state.tables)
+    for (const d of table.chains)
+      if (!isBuiltinChain(table.name, d.name) && !keys.has(`${table.name} ${d.name}`))
+        out.push({ table: table.name, chain: d.name });
+  return out;
+}
+
+/** `a, b, c, d and 5 more`: the first few names and how many others. */
+function someOf(names: readonly string[]): string {
+  if (names.length <= NAMED) return names.join(", ");
+  return `${names.slice(0, NAMED).join(", ")} and ${names.length - NAMED} more`;
+}
+
+/**
+ * The note for a trace that went through chains its text does not hold (null when it went
+ * through none): their names, and that the outcomes take them as empty.
+ */
+export function absentChainsNote(file: string, result: TraceResult): string | null {
+  const entered = result.absentChains;
+  if (entered.length === 0) return null;
+  const names = someOf(entered.map((c) => `${c.table} ${c.chain}`));
+  const chains = entered.length === 1 ? "a chain" : `${entered.length} chains`;
+  return `${file}: the paths went through ${chains} the text lacks (${names}), traced as empty; the node's rules there may change the outcomes`;
+}
+
+/** The chain a rule jumps or goes to, or null (a verdict or an extension target is a name too). */
+function jumpOf(args: readonly string[]): string | null {
+  for (let i = args.length - 2; i >= 0; i--) {
+    const a = args[i];
+    if (a === "-j" || a === "--jump" || a === "-g" || a === "--goto") return args[i + 1] ?? null;
+  }
+  return null;
+}
+
+/**
+ * The user chains of `state` that hold rules but that no rule of their table jumps to: in a
+ * text cut from a node's (a grep extract), the rules that lead there are not in it.
+ */
+export function unjumpedChains(state: RuleSet): ChainRef[] {
+  const out: ChainRef[] = [];
+  for (const table of state.tables) {
+    const filled = new Set<string>();
+    const jumped = new Set<string>();
+    for (const e of table.entries) {
+      if (e.kind !== "rule" || e.op !== "-A") continue;
+      filled.add(e.chain);
+      const to = jumpOf(e.args);
+      if (to !== null) jumped.add(to);
+    }
+    for (const d of table.chains)
+      if (filled.has(d.name) && !jumped.has(d.name) && !isBuiltinChain(table.name, d.name))
+        out.push({ table: table.name, chain: d.name });
+  }
+  return out;
+}
+
+// kube-proxy's last rule of nat KUBE-SERVICES, by its comment: its matches depend on the flags
+// (`-m addrtype --dst-type LOCAL`, or one `-d NODE-IP` rule per --nodeport-addresses address).
+const NODEPORTS_TAIL =
+  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" … -j KUBE-NODEPORTS';
+
+/**
+ * The note for a trace of a headerless text that no service took, when the text has chains with
+ * rules that nothing in it jumps to (null otherwise): the rules leading there were cut (`grep
+ * SERVICE` never keeps KUBE-SERVICES' tail rule to KUBE-NODEPORTS). Nothing is added to the
+ * text: the tail's form depends on kube-proxy's flags.
+ */
+export function unjumpedChainsNote(file: string, state: RuleSet, result: TraceResult): string | null {
+  if (result.outcomes.some((o) => o.servicePort !== null)) return null;
+  const names = unjumpedChains(state).map((c) => `${c.table} ${c.chain}`);
+  if (names.length === 0) return null;
+  const nodePorts = names.indexOf("nat KUBE-NODEPORTS");
+  if (nodePorts > 0) names.unshift(...names.splice(nodePorts, 1));
+  const tail =
+    nodePorts < 0
+      ? ""
+      : `; for KUBE-NODEPORTS, that is ${NODEPORTS_TAIL}, which grep leaves out: add the node's to trace a node port`;
+  return `${file}: no service took the packet, and nothing in the text jumps to ${someOf(names)} (chains with rules): the rules that lead there are not in it${tail}`;
+}
