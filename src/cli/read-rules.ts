@@ -16,29 +16,12 @@ import {
 import { writeErr, writeNote, writeProblems } from "./io.js";
 
 /**
- * Where {@link parseRulesFile} puts the chains a headerless text holds, while one is listening:
- * `readState` hands on the state alone, and the text's chains are known only here.
- */
-let heldListener: ((held: HeaderlessRead["held"]) => void) | null = null;
-
-/**
- * Runs `read` (a `readState`) and returns what it gave, with the chains that the headerless text
- * it parsed holds (`HeaderlessRead.held`), or null when it parsed none: the state made of such a
+ * A rules file as parsed: `parseRules`' result and, for rule lines without their tables, the
+ * chains the text holds (`HeaderlessRead.held`; null for a whole text): the state made of such a
  * text has the other chains empty, which the text does not say.
  */
-export async function readingHeldChains<T>(
-  read: () => Promise<T>,
-): Promise<{ readonly value: T; readonly held: HeaderlessRead["held"] | null }> {
-  let held: HeaderlessRead["held"] | null = null;
-  const outer = heldListener;
-  heldListener = (h) => {
-    held = h;
-  };
-  try {
-    return { value: await read(), held };
-  } finally {
-    heldListener = outer;
-  }
+export interface ParsedRulesFile extends ParseResult {
+  readonly held: HeaderlessRead["held"] | null;
 }
 
 /**
@@ -46,7 +29,7 @@ export async function readingHeldChains<T>(
  * on stderr why the text cannot be read at all. Problems of the rules themselves are returned
  * (with the file's own line numbers) for the caller to print.
  */
-export function parseRulesFile(file: string, text: string, options: ParseOptions): ParseResult | null {
+export function parseRulesFile(file: string, text: string, options: ParseOptions): ParsedRulesFile | null {
   const name = file; // as the user gave it: stdin is "-"
   const pasted = pastedTextProblem(text, true);
   if (pasted !== null) {
@@ -54,7 +37,7 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
     return null;
   }
   // The text each state was read from goes with it: a diff finds unchanged chains by their bytes.
-  if (!isHeaderlessRules(text)) return sourced(parseRules(text, options), text);
+  if (!isHeaderlessRules(text)) return { ...sourced(parseRules(text, options), text), held: null };
   const read = readHeaderlessRules(text);
   if (read === null) {
     writeErr(
@@ -66,12 +49,11 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
   writeNote(
     `${name} has rule lines without *table lines (as iptables -S or iptables-save | grep print them): read as the tables kube-proxy's chains live in (${where}), chains they name but do not declare taken as declared`,
   );
-  heldListener?.(read.held);
   const parsed = sourced(parseRules(read.text, options), read.text);
   const problems = parsed.problems.map(
     (p): Problem => (p.line === undefined ? p : { ...p, line: read.lineMap[p.line - 1] ?? p.line }),
   );
-  return { ruleSet: parsed.ruleSet, problems };
+  return { ruleSet: parsed.ruleSet, problems, held: read.held };
 }
 
 function sourced(parsed: ParseResult, text: string): ParseResult {

@@ -4,6 +4,7 @@
 
 import { generateState, stateAfterFullSync } from "../iptables/output/rules.js";
 import { detectTextForm } from "../iptables/parse/detect.js";
+import type { HeaderlessRead } from "../iptables/index.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
@@ -22,6 +23,11 @@ export interface ReadState {
   readonly nodeIPs: readonly string[];
   /** Why a cluster read in the default family has no service port, when another family tells. */
   readonly hint: string | null;
+  /**
+   * For rule lines read without their tables (a grep extract, `iptables -S`), the chains the
+   * text holds; null for a whole text or a cluster.
+   */
+  readonly held: HeaderlessRead["held"] | null;
 }
 
 /**
@@ -55,7 +61,7 @@ export async function readState(
     if (parsed.problems.length === 0) {
       // A payload holds kube-proxy's chains only: add the built-in chains and kube-proxy's jumps.
       const state = form === "save" ? parsed.ruleSet : stateAfterFullSync(parsed.ruleSet);
-      return { state, nodeIPs: [], hint: null };
+      return { state, nodeIPs: [], hint: null, held: parsed.held };
     }
     first ??= parsed.problems;
   }
@@ -78,5 +84,10 @@ function stateOfCluster(
   if (prepared.model === null) return null;
   const ports = prepared.model.servicePorts.length;
   const hint = family === undefined ? otherFamilyHint(ports, { ...read.input, config }) : null;
-  return { state: generateState(prepared.model), nodeIPs: read.input.config?.nodeIPs ?? [], hint };
+  return {
+    state: generateState(prepared.model),
+    nodeIPs: read.input.config?.nodeIPs ?? [],
+    hint,
+    held: null,
+  };
 }

@@ -13,7 +13,6 @@ import {
 import { drawTrace, isGraphFormat } from "./graph.js";
 import { writeErr, writeNote, writeOut } from "./io.js";
 import { checkNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
-import { readingHeldChains } from "./read-rules.js";
 import { readState } from "./read-state.js";
 import { absentChains, absentChainsNote, unjumpedChainsNote } from "./trace-notes.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
@@ -107,9 +106,10 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
   if ((src.address.indexOf(":") >= 0 ? "IPv6" : "IPv4") !== family)
     throw new UsageError(`--src ${values.src}: not an ${family} address, as --dst is`);
   readOptionsOf(values);
-  // A text without *table lines (grep, iptables -S) may lack chains its rules jump to.
-  const { value: traced, held } = await readingHeldChains(() => readState(positionals, values, family));
+  const traced = await readState(positionals, values, family);
   if (traced === null) return EXIT_INPUT;
+  // A text without *table lines (grep, iptables -S) may lack chains its rules jump to.
+  const held = traced.held;
   const inInterface =
     values["in-interface"] ?? (from === "node" ? undefined : from === "pod" ? "cbr0" : "eth0");
   const packet: Packet = {
