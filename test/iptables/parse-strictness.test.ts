@@ -187,3 +187,42 @@ describe("iptables-restore's line and argument limits", () => {
     expect(problems(filter("-A\u0000 INPUT -j ACCEPT"))).toHaveLength(1);
   });
 });
+
+describe("an option given twice to one match or target", () => {
+  it("tcp, sctp and udp name the option, with their own words; the second one is pointed at", () => {
+    expect(problems(filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT"))).toEqual([
+      "2:28 Only one `--destination-port' allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p sctp --sport 1 --source-port 2 -j ACCEPT"))).toEqual([
+      "2:28 Only one `--source-port' allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p udp -m udp --sport 81 --sport 82 -j ACCEPT"))).toEqual([
+      '2:35 udp: option "--source-port" can only be used once',
+    ]);
+  });
+  it("--syn and --tcp-flags exclude each other, and themselves", () => {
+    const only = "Only one of `--syn' or `--tcp-flags'  allowed";
+    expect(problems(filter("-A INPUT -p tcp --syn --syn -j ACCEPT"))).toEqual([`2:23 ${only}`]);
+    expect(problems(filter("-A INPUT -p tcp --syn --tcp-flags SYN SYN -j ACCEPT"))).toEqual([`2:23 ${only}`]);
+    expect(
+      problems(filter("-A INPUT -p tcp --tcp-flags SYN SYN --tcp-flags SYN SYN -j ACCEPT")),
+    ).toHaveLength(1);
+  });
+  it("icmp, icmp6, REJECT and nfacct", () => {
+    expect(problems(filter("-A INPUT -p icmp --icmp-type 8 --icmp-type 0 -j ACCEPT"))).toEqual([
+      '2:32 icmp: option "--icmp-type" can only be used once',
+    ]);
+    expect(
+      problems(filter("-A INPUT -p ipv6-icmp --icmpv6-type 1 --icmpv6-type 2 -j ACCEPT"), { family: "IPv6" }),
+    ).toEqual(['2:39 icmp6: option "--icmpv6-type" can only be used once']);
+    expect(
+      problems(filter("-A INPUT -p tcp -j REJECT --reject-with tcp-reset --reject-with tcp-reset")),
+    ).toEqual(['2:51 REJECT: option "--reject-with" can only be used once']);
+    expect(problems(filter("-A INPUT -m nfacct --nfacct-name a --nfacct-name b -j ACCEPT"))).toHaveLength(1);
+  });
+  it("a second -m of the same match starts afresh (nft merges them into one, legacy keeps both)", () => {
+    const text = filter("-A INPUT -p tcp --dport 80 -m tcp --dport 81 --syn -m tcp --syn -j ACCEPT");
+    expect(problems(text)).toEqual([]);
+    expect(problems(text, { backend: "legacy" })).toEqual([]);
+  });
+});

@@ -199,6 +199,35 @@ const CASES: readonly Case[] = [
     text: filter("-A INPUT -p tcp -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu"),
   },
   { name: "IPv6: REJECT in nat", family: "IPv6", text: nat("-A PREROUTING -j REJECT") },
+  // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
+  { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
+  {
+    name: "tcp --sport, then --source-port",
+    text: filter("-A INPUT -p tcp --sport 1 --source-port 2 -j ACCEPT"),
+  },
+  { name: "udp --sport twice", text: filter("-A INPUT -p udp -m udp --sport 81 --sport 82 -j ACCEPT") },
+  { name: "sctp --dport twice", text: filter("-A INPUT -p sctp --dport 1 --dport 2 -j ACCEPT") },
+  {
+    name: "sctp --chunk-types twice",
+    text: filter("-A INPUT -p sctp --chunk-types any INIT --chunk-types any INIT -j ACCEPT"),
+  },
+  { name: "--syn twice", text: filter("-A INPUT -p tcp --syn --syn -j ACCEPT") },
+  { name: "--syn and --tcp-flags", text: filter("-A INPUT -p tcp --syn --tcp-flags SYN SYN -j ACCEPT") },
+  { name: "--tcp-option twice", text: filter("-A INPUT -p tcp --tcp-option 2 --tcp-option 3 -j ACCEPT") },
+  { name: "--icmp-type twice", text: filter("-A INPUT -p icmp --icmp-type 8 --icmp-type 0 -j ACCEPT") },
+  {
+    name: "IPv6: --icmpv6-type twice",
+    family: "IPv6",
+    text: filter("-A INPUT -p ipv6-icmp --icmpv6-type 1 --icmpv6-type 2 -j ACCEPT"),
+  },
+  {
+    name: "--reject-with twice",
+    text: filter("-A INPUT -p tcp -j REJECT --reject-with tcp-reset --reject-with tcp-reset"),
+  },
+  {
+    name: "the same tcp options in separate -m tcp (accepted)",
+    text: filter("-A INPUT -p tcp --dport 80 -m tcp --dport 81 --syn -m tcp --syn -j ACCEPT"),
+  },
   {
     name: "IPv6: a jump to an undeclared chain",
     family: "IPv6",

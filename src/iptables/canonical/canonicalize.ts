@@ -21,7 +21,7 @@ import type {
 } from "../../ir/canonical-types.js";
 import type { Counters, IPFamily, Rule } from "../../ir/types.js";
 import { canonicalAddress } from "./address.js";
-import type { ExtensionContext, OptionSpec, RawOption } from "./extension.js";
+import { type ExtensionContext, type OptionSpec, type RawOption, repeatedOption } from "./extension.js";
 import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES } from "./matches.js";
 import { protocolName, protocolNumber } from "./protocols.js";
 import {
@@ -342,6 +342,8 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       if (spec.arity > 0 && i + spec.arity >= n) {
         fail(`option "${arg}" requires an argument`, i);
       }
+      const repeated = repeatedOption(slot.extension?.once, slot.raw, spec.canon);
+      if (repeated !== null) fail(repeated, i);
       slot.raw.push({
         name: spec.canon,
         negated,

@@ -11,6 +11,7 @@ import {
   type ExtensionContext,
   firstValue,
   type OptionSpec,
+  onceTable,
   option,
   optionTable,
   type RawOption,
@@ -23,6 +24,8 @@ import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } fro
 export interface TargetExtension {
   /** Option spellings it owns. */
   readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Options iptables refuses twice after one `-j` (see {@link onceTable}); others check in `finish`. */
+  readonly once?: ReadonlyMap<string, string>;
   /** Builds the canonical target from the options given to it, in input order. */
   finish(
     name: string,
@@ -289,6 +292,7 @@ const REJECT6: readonly (readonly [string, string])[] = [
 
 const reject: TargetExtension = {
   options: optionTable([[["--reject-with"], 1, false]]),
+  once: onceTable([[["--reject-with"], 'REJECT: option "--reject-with" can only be used once']]),
   finish(name, goto, raw, ctx) {
     const table = ctx.family === "IPv4" ? REJECT4 : REJECT6;
     let rejectWith = ctx.family === "IPv4" ? "icmp-port-unreachable" : "icmp6-port-unreachable";
