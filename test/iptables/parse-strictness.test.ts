@@ -226,3 +226,21 @@ describe("an option given twice to one match or target", () => {
     expect(problems(text, { backend: "legacy" })).toEqual([]);
   });
 });
+
+describe("DROP in the nat table", () => {
+  const message = 'The "nat" table is not intended for filtering, the use of DROP is therefore inhibited.';
+  it("-j DROP is refused in any chain of nat, as iptables' command parser does", () => {
+    expect(problems(nat("-A PREROUTING -j DROP"))).toEqual([`2:18 ${message}`]);
+    expect(problems(nat(":X - [0:0]", "-I X -p tcp -j DROP"))).toEqual([`3:16 ${message}`]);
+    expect(problems(nat("-A PREROUTING -j DROP"), { family: "IPv6", backend: "legacy" })).toHaveLength(1);
+  });
+  it("-P … DROP too, but not a chain line's policy (the kernel takes that one)", () => {
+    expect(problems(nat("-P PREROUTING DROP"))).toEqual([`2:15 ${message}`]);
+    expect(problems(nat(":PREROUTING DROP [0:0]"))).toEqual([]);
+  });
+  it("other verdicts, and DROP in the other tables, are taken", () => {
+    expect(problems(nat("-A PREROUTING -j ACCEPT", "-A OUTPUT -j RETURN"))).toEqual([]);
+    expect(problems("*mangle\n-A PREROUTING -j DROP\nCOMMIT\n")).toEqual([]);
+    expect(problems("*raw\n-A PREROUTING -j DROP\nCOMMIT\n")).toEqual([]);
+  });
+});

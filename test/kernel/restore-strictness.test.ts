@@ -199,6 +199,16 @@ const CASES: readonly Case[] = [
     text: filter("-A INPUT -p tcp -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu"),
   },
   { name: "IPv6: REJECT in nat", family: "IPv6", text: nat("-A PREROUTING -j REJECT") },
+  // ---- DROP in nat: iptables refuses it in rules and -P, the kernel takes a chain line's policy
+  { name: "DROP in nat PREROUTING", text: nat("-A PREROUTING -j DROP") },
+  { name: "DROP in a nat user chain, inserted", text: nat(":X - [0:0]", "-I X -p tcp -j DROP") },
+  { name: "-P DROP in nat", text: nat("-P PREROUTING DROP") },
+  { name: "IPv6: DROP in a nat user chain", family: "IPv6", text: nat(":X - [0:0]", "-A X -j DROP") },
+  { name: "a nat chain line with policy DROP (accepted)", text: nat(":PREROUTING DROP [0:0]") },
+  {
+    name: "DROP in mangle and raw (accepted)",
+    text: table("mangle", "-A PREROUTING -j DROP") + table("raw", "-A PREROUTING -j DROP"),
+  },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

@@ -42,7 +42,13 @@ import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
 import { EntryLog } from "./entry-log.js";
-import { type KnownChains, type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
+import {
+  type KnownChains,
+  natDropMessage,
+  type ProblemToken,
+  type RuleTarget,
+  TableStructure,
+} from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /**
@@ -826,6 +832,11 @@ class Parser {
         this.problem(line, this.tokenColumn(start, end, newline, k), "-P needs a chain and a policy");
         return;
       }
+      // iptables' command parser refuses it; a `:CHAIN DROP` line in nat is taken.
+      if (policy === "DROP" && table.structure.table === "nat") {
+        this.problem(line, this.tokenColumn(start, end, newline, k + 2), natDropMessage("nat"));
+        return;
+      }
       pushBuilt(table, { kind: "policy", op: "-P", chain, policy }, line);
       table.structure.command(null, chain);
       return;
@@ -1069,9 +1080,9 @@ function lastJump(args: readonly string[]): RuleTarget | null {
   return null;
 }
 
-/** The structure check's view of a canonical target. */
+/** The structure check's view of a canonical target (a verdict too: DROP is not for nat). */
 function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
-  if (target === null || target.kind === "verdict") return null;
+  if (target === null) return null;
   return { name: target.name, isChain: target.kind === "chain" };
 }
 

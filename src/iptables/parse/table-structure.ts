@@ -12,10 +12,14 @@ import { IntList } from "../../int-list.js";
 import type { Backend } from "../../ir/canonical-types.js";
 import { BUILTIN_CHAINS, type ChainDeclaration } from "../../ir/types.js";
 
-/** Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}). */
+/**
+ * Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}); and a
+ * table iptables itself refuses it in, before the kernel sees it (with its own message).
+ */
 interface TargetPlace {
   readonly tables: readonly string[] | null;
   readonly hooks: number;
+  readonly refusedIn?: string;
 }
 
 /** The netfilter hook of each built-in chain, as a bit. */
@@ -35,6 +39,8 @@ const ANY_HOOK = 31;
  * the rules (SECMARK, SET, HMARK) are not judged here.
  */
 const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPlace>([
+  // iptables' command parser refuses DROP in nat (the kernel would take it).
+  ["DROP", { tables: null, hooks: ANY_HOOK, refusedIn: "nat" }],
   // xt_REJECT (ipt_REJECT / ip6t_REJECT): table "filter".
   ["REJECT", { tables: ["filter"], hooks: ANY_HOOK }],
   // nf_nat: DNAT and REDIRECT rewrite the destination before routing (PREROUTING, OUTPUT) …
@@ -60,6 +66,16 @@ const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPl
   ["CLASSIFY", { tables: null, hooks: 4 | 8 | 16 }],
   ["SYNPROXY", { tables: null, hooks: 2 | 4 }],
 ]);
+
+/**
+ * What iptables says to `-j DROP` (or `-P … DROP`) in the nat table.
+ *
+ * @example
+ * natDropMessage("nat") // 'The "nat" table is not intended for filtering, the use of DROP is therefore inhibited.'
+ */
+export function natDropMessage(table: string): string {
+  return `The "${table}" table is not intended for filtering, the use of DROP is therefore inhibited.`;
+}
 
 const HOOK_NAMES = ["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"] as const;
 
@@ -579,7 +595,11 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     }
     const place = TARGET_PLACE - target;
     const name = PLACE_NAMES[place] as string;
-    const { tables, hooks } = PLACES[place] as TargetPlace;
+    const { tables, hooks, refusedIn } = PLACES[place] as TargetPlace;
+    if (refusedIn === table) {
+      problems.push({ line, token: { kind: "target", name }, message: natDropMessage(table) });
+      return;
+    }
     if (tables !== null && !tables.includes(table)) {
       problems.push({
         line,
