@@ -244,3 +244,30 @@ describe("DROP in the nat table", () => {
     expect(problems("*raw\n-A PREROUTING -j DROP\nCOMMIT\n")).toEqual([]);
   });
 });
+
+describe("interfaces a built-in chain cannot have", () => {
+  it("-i in OUTPUT and POSTROUTING, -o in INPUT and PREROUTING, by the chain's name in any table", () => {
+    expect(problems(filter("-A OUTPUT -i eth0 -j ACCEPT"))).toEqual(["2:11 Can't use -i with OUTPUT"]);
+    expect(problems(filter("-A INPUT -o eth0 -j ACCEPT"))).toEqual(["2:10 Can't use -o with INPUT"]);
+    expect(problems(nat("-A PREROUTING -o eth0 -j RETURN"))).toEqual(["2:15 Can't use -o with PREROUTING"]);
+    expect(problems(nat("-I POSTROUTING ! -i + -j RETURN"))).toEqual(["2:18 Can't use -i with POSTROUTING"]);
+    expect(problems("*mangle\n-A OUTPUT -o eth0 -i eth1 -j ACCEPT\nCOMMIT\n")).toHaveLength(1);
+  });
+  it("even `-i +`, which matches anything and is not printed", () => {
+    expect(problems(filter("-A OUTPUT -i + -j ACCEPT"))).toEqual(["2:11 Can't use -i with OUTPUT"]);
+  });
+  it("a kube-proxy rule shape in such a chain is judged too (the fast path hands it over)", () => {
+    const line = '-A OUTPUT -m comment --comment "x" -i cbr0 -j KUBE-SVC-X';
+    expect(problems(filter(":KUBE-SVC-X - [0:0]", line))).toEqual(["3:36 Can't use -i with OUTPUT"]);
+  });
+  it("the other direction, FORWARD, and user chains (even reached from those chains) are taken", () => {
+    const text = filter(
+      ":X - [0:0]",
+      "-A OUTPUT -o eth0 -j X",
+      "-A INPUT -i eth0 -j X",
+      "-A FORWARD -i eth0 -o eth1 -j ACCEPT",
+      "-A X -i eth0 -o eth1 -j ACCEPT",
+    );
+    expect(problems(text)).toEqual([]);
+  });
+});

@@ -209,6 +209,27 @@ const CASES: readonly Case[] = [
     name: "DROP in mangle and raw (accepted)",
     text: table("mangle", "-A PREROUTING -j DROP") + table("raw", "-A PREROUTING -j DROP"),
   },
+  // ---- -i where packets have no input interface yet, -o where they have no output one
+  { name: "-i in OUTPUT", text: filter("-A OUTPUT -i eth0 -j ACCEPT") },
+  { name: "-o in INPUT", text: filter("-A INPUT -o eth0 -j ACCEPT") },
+  { name: "-o in nat PREROUTING", text: nat("-A PREROUTING -o eth0 -j RETURN") },
+  { name: "! -i + in nat POSTROUTING, inserted", text: nat("-I POSTROUTING ! -i + -j RETURN") },
+  { name: "-i + in OUTPUT", text: filter("-A OUTPUT -i + -j ACCEPT") },
+  { name: "-i in mangle OUTPUT", text: table("mangle", "-A OUTPUT -i eth1 -j ACCEPT") },
+  {
+    name: "a kube-proxy jump shape with -i in OUTPUT",
+    text: filter(":KUBE-SVC-X - [0:0]", '-A OUTPUT -m comment --comment "x" -i cbr0 -j KUBE-SVC-X'),
+  },
+  {
+    name: "-i and -o where they apply, and in a user chain reached from OUTPUT (accepted)",
+    text: filter(
+      ":X - [0:0]",
+      "-A OUTPUT -o eth0 -j X",
+      "-A INPUT -i eth0 -j X",
+      "-A FORWARD -i eth0 -o eth1 -j ACCEPT",
+      "-A X -i eth0 -o eth1 -j ACCEPT",
+    ),
+  },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

@@ -46,6 +46,11 @@ export { probabilityToStored, probabilityToText, saveString } from "./values.js"
 export interface CanonicalizeOptions {
   /** The backend to imitate where nft and legacy differ (spec §12); default `"nft"`. */
   readonly backend?: Backend;
+  /**
+   * The chain the rule is for, when known: iptables refuses `-i` in OUTPUT and POSTROUTING and
+   * `-o` in PREROUTING and INPUT (by the chain's name, in any table; user chains are not judged).
+   */
+  readonly chain?: string;
 }
 
 /** The outcome of {@link tryCanonicalizeRule}. */
@@ -188,13 +193,25 @@ function findOwnerByPrefix(
   return found;
 }
 
-function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Backend): CanonicalRule {
+/** The built-in chains packets arrive in (no output interface yet), and those they leave by. */
+const INCOMING_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT"]);
+const OUTGOING_CHAINS: ReadonlySet<string> = new Set(["OUTPUT", "POSTROUTING"]);
+
+function canonicalizeArgs(
+  args: readonly string[],
+  family: IPFamily,
+  backend: Backend,
+  chain?: string,
+): CanonicalRule {
   let source: AddressMatch | null = null;
   let destination: AddressMatch | null = null;
   let inInterface: InterfaceMatch | null = null;
   let outInterface: InterfaceMatch | null = null;
   let protocol: ProtocolMatch | null = null;
   let fragment: FragmentMatch | null = null;
+  // Where -i and -o were given (-1: not): `-i +` matches anything and is not kept, but counts.
+  let inInterfaceAt = -1;
+  let outInterfaceAt = -1;
   let seenSource = false;
   let seenDestination = false;
   let sourceList = -1;
@@ -262,8 +279,13 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
           fail(`multiple -${isIn ? "i" : "o"} flags not allowed`, i);
         }
         const match = readInterface(args, i, negated);
-        if (isIn) inInterface = match;
-        else outInterface = match;
+        if (isIn) {
+          inInterface = match;
+          inInterfaceAt = i;
+        } else {
+          outInterface = match;
+          outInterfaceAt = i;
+        }
         negated = false;
         i += 2;
         continue;
@@ -377,6 +399,10 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
     fail(`unknown option "${arg}"`, i);
   }
   if (negated) fail("`!' must be followed by an option", negationIndex);
+  if (chain !== undefined) {
+    if (inInterfaceAt >= 0 && OUTGOING_CHAINS.has(chain)) fail(`Can't use -i with ${chain}`, inInterfaceAt);
+    if (outInterfaceAt >= 0 && INCOMING_CHAINS.has(chain)) fail(`Can't use -o with ${chain}`, outInterfaceAt);
+  }
   if (sourceList >= 0 || destinationList >= 0) throw new AddressListSignal(sourceList, destinationList);
 
   const ectx: ExtensionContext = { family, backend, protocol };
@@ -485,7 +511,7 @@ export function tryCanonicalizeRule(
   options?: CanonicalizeOptions,
 ): CanonicalizeResult {
   try {
-    return { ok: true, rule: canonicalizeArgs(args, family, options?.backend ?? "nft") };
+    return { ok: true, rule: canonicalizeArgs(args, family, options?.backend ?? "nft", options?.chain) };
   } catch (e) {
     if (e instanceof RuleSpecError) {
       return {
