@@ -271,3 +271,23 @@ describe("interfaces a built-in chain cannot have", () => {
     expect(problems(text)).toEqual([]);
   });
 });
+
+describe("-p, -i, -o, -s and -d given twice", () => {
+  it("are refused even when the first one matches anything (and is not printed)", () => {
+    expect(problems(filter("-A INPUT -p all -p tcp -j ACCEPT"))).toEqual([
+      "2:17 multiple -p flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p 0 -p all -j ACCEPT"))).toEqual([
+      "2:15 multiple -p flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -i + -i eth0 -j ACCEPT"))).toEqual([
+      "2:15 multiple -i flags not allowed",
+    ]);
+    expect(problems(filter("-A FORWARD -o + -o + -j ACCEPT"))).toEqual([
+      "2:17 multiple -o flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT"))).toEqual([
+      "2:17 multiple -s flags not allowed",
+    ]);
+  });
+});

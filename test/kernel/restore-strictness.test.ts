@@ -230,6 +230,12 @@ const CASES: readonly Case[] = [
       "-A X -i eth0 -o eth1 -j ACCEPT",
     ),
   },
+  // ---- -p, -i, -o given twice, the first one matching anything
+  { name: "-p all, then -p tcp", text: filter("-A INPUT -p all -p tcp -j ACCEPT") },
+  { name: "-p 0, then -p all", text: filter("-A INPUT -p 0 -p all -j ACCEPT") },
+  { name: "-i +, then -i eth0", text: filter("-A INPUT -i + -i eth0 -j ACCEPT") },
+  { name: "-o + twice", text: filter("-A FORWARD -o + -o + -j ACCEPT") },
+  { name: "-s 0/0, then -s", text: filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT") },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

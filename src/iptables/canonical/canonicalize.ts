@@ -209,7 +209,9 @@ function canonicalizeArgs(
   let outInterface: InterfaceMatch | null = null;
   let protocol: ProtocolMatch | null = null;
   let fragment: FragmentMatch | null = null;
-  // Where -i and -o were given (-1: not): `-i +` matches anything and is not kept, but counts.
+  // `-p all` and `-i +` match anything and are not kept, but a second -p or -i is still refused.
+  let seenProtocol = false;
+  // Where -i and -o were given (-1: not).
   let inInterfaceAt = -1;
   let outInterfaceAt = -1;
   let seenSource = false;
@@ -275,7 +277,7 @@ function canonicalizeArgs(
       case "-o":
       case "--out-interface": {
         const isIn = arg === "-i" || arg === "--in-interface";
-        if (isIn ? inInterface !== null : outInterface !== null) {
+        if ((isIn ? inInterfaceAt : outInterfaceAt) >= 0) {
           fail(`multiple -${isIn ? "i" : "o"} flags not allowed`, i);
         }
         const match = readInterface(args, i, negated);
@@ -293,7 +295,8 @@ function canonicalizeArgs(
       case "-p":
       case "--protocol":
       case "--proto": {
-        if (protocol !== null) fail("multiple -p flags not allowed", i);
+        if (seenProtocol) fail("multiple -p flags not allowed", i);
+        seenProtocol = true;
         const text = valueAfter(args, i);
         const num = protocolNumber(text);
         if (num < 0) fail(`unknown protocol "${text}" specified`, i + 1);
