@@ -2,6 +2,7 @@
 // whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
 import { describe, expect, it } from "vitest";
 import { type ParseOptions, parseRules } from "../../src/index.js";
+import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 
 const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
@@ -289,5 +290,42 @@ describe("-p, -i, -o, -s and -d given twice", () => {
     expect(problems(filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT"))).toEqual([
       "2:17 multiple -s flags not allowed",
     ]);
+  });
+});
+
+describe("long options abbreviated, as getopt_long takes them", () => {
+  const save = (args: string) => {
+    const r = tryCanonicalizeRule(args.split(" "), "IPv4");
+    return r.ok ? formatCanonicalRule("X", r.rule) : `refused: ${r.message}`;
+  };
+  it("multiport's --dport and --sport are its --dports and --sports (the tcp match is not loaded)", () => {
+    expect(problems(filter("-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT"))).toEqual([]);
+    expect(save("-p tcp -m multiport --dport 80,443 -j ACCEPT")).toBe(
+      "-A X -p tcp -m multiport --dports 80,443 -j ACCEPT",
+    );
+    expect(save("-p udp -m multiport --sport 53 -j ACCEPT")).toBe(
+      "-A X -p udp -m multiport --sports 53 -j ACCEPT",
+    );
+  });
+  it("a loaded extension's exact name wins over another's prefix", () => {
+    expect(save("-p tcp --sp 1 -m multiport --dport 80 -j ACCEPT")).toBe(
+      "refused: multiport: no ports specified",
+    );
+  });
+  it("iptables' own options take part: a unique prefix of one is that option, a shared one is unknown", () => {
+    expect(save("--pro tcp --jum ACCEPT")).toBe("-A X -p tcp -j ACCEPT");
+    expect(save("-p tcp --so 198.18.0.1 -j ACCEPT")).toBe("-A X -s 198.18.0.1/32 -p tcp -j ACCEPT");
+    expect(save("--fragm -j ACCEPT")).toBe("-A X -f -j ACCEPT");
+    expect(save("-m mark --ma 1 -j ACCEPT")).toBe('refused: unknown option "--ma"');
+    expect(save("-p tcp -m multiport --de 80 -j ACCEPT")).toBe('refused: unknown option "--de"');
+  });
+  it("the protocol's match is loaded only when nothing loaded takes the option, then its prefixes count", () => {
+    expect(save("-p tcp --dp 80 -j ACCEPT")).toBe("-A X -p tcp -m tcp --dport 80 -j ACCEPT");
+    expect(save("-p tcp --tcp-f SYN SYN -j ACCEPT")).toBe("-A X -p tcp -m tcp --tcp-flags SYN SYN -j ACCEPT");
+  });
+  it("with a pass-through match loaded, its own options are not taken for iptables' (`--pol` of policy)", () => {
+    expect(save("-m policy --dir in --pol ipsec -j ACCEPT")).toBe(
+      "-A X -m policy --dir in --pol ipsec -j ACCEPT",
+    );
   });
 });

@@ -236,6 +236,26 @@ const CASES: readonly Case[] = [
   { name: "-i +, then -i eth0", text: filter("-A INPUT -i + -i eth0 -j ACCEPT") },
   { name: "-o + twice", text: filter("-A FORWARD -o + -o + -j ACCEPT") },
   { name: "-s 0/0, then -s", text: filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT") },
+  // ---- long options abbreviated (getopt_long's unique prefix among the options loaded so far)
+  {
+    name: "multiport --dport (its --dports)",
+    text: filter("-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT"),
+  },
+  {
+    name: "multiport --sport (its --sports)",
+    text: filter("-A INPUT -p udp -m multiport --sport 53 -j ACCEPT"),
+  },
+  {
+    name: "tcp's exact --dport before multiport's prefix",
+    text: filter("-A INPUT -p tcp --sp 1 -m multiport --dport 80 -j ACCEPT"),
+  },
+  { name: "--pro and --jum", text: filter("-A INPUT --pro tcp --jum ACCEPT") },
+  {
+    name: "--dp and --tcp-f, loading tcp",
+    text: filter("-A INPUT -p tcp --dp 80 --tcp-f SYN SYN -j ACCEPT"),
+  },
+  { name: "--ma: --match or mark's --mark", text: filter("-A INPUT -m mark --ma 1 -j ACCEPT") },
+  { name: "--de: several options", text: filter("-A INPUT -p tcp -m multiport --de 80 -j ACCEPT") },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

@@ -166,30 +166,131 @@ function findOwner(
   return null;
 }
 
-/** getopt_long accepts an unambiguous prefix of a long option (`--to` for `--to-destination`). */
+/**
+ * iptables' own long options (its `--help` and the binary's getopt answers): the spelling, and
+ * the option it stands for (`--src` is `--source`). They take part in getopt_long's prefix
+ * matching alongside the options of the extensions loaded so far.
+ */
+const GLOBAL_LONG_OPTIONS: readonly (readonly [string, string])[] = [
+  ["--append", "A"],
+  ["--check", "C"],
+  ["--delete", "D"],
+  ["--insert", "I"],
+  ["--replace", "R"],
+  ["--list", "L"],
+  ["--list-rules", "S"],
+  ["--flush", "F"],
+  ["--zero", "Z"],
+  ["--new-chain", "N"],
+  ["--delete-chain", "X"],
+  ["--rename-chain", "E"],
+  ["--policy", "P"],
+  ["--source", "s"],
+  ["--src", "s"],
+  ["--destination", "d"],
+  ["--dst", "d"],
+  ["--protocol", "p"],
+  ["--in-interface", "i"],
+  ["--jump", "j"],
+  ["--table", "t"],
+  ["--match", "m"],
+  ["--numeric", "n"],
+  ["--out-interface", "o"],
+  ["--verbose", "v"],
+  ["--wait", "w"],
+  ["--wait-interval", "W"],
+  ["--exact", "x"],
+  ["--fragments", "f"],
+  ["--version", "V"],
+  ["--help", "h"],
+  ["--line-numbers", "0"],
+  ["--modprobe", "M"],
+  ["--set-counters", "c"],
+  ["--goto", "g"],
+  ["--ipv4", "4"],
+  ["--ipv6", "6"],
+];
+
+/** The spelling the rule parser's switch reads for each global option it handles. */
+const GLOBAL_SPELLING: Readonly<Record<string, string>> = {
+  s: "--source",
+  d: "--destination",
+  p: "--protocol",
+  i: "--in-interface",
+  o: "--out-interface",
+  j: "--jump",
+  g: "--goto",
+  m: "--match",
+  f: "--fragment",
+};
+
+/** The long spellings the rule parser's switch reads as they are (not looked up as prefixes). */
+const GLOBAL_EXACT: ReadonlySet<string> = new Set([
+  "--source",
+  "--src",
+  "--destination",
+  "--dst",
+  "--in-interface",
+  "--out-interface",
+  "--protocol",
+  "--proto",
+  "--fragment",
+  "--match",
+  "--jump",
+  "--goto",
+]);
+
+/** What a long option that is no option's exact name stands for, as getopt_long resolves it. */
+type PrefixOwner =
+  | { readonly kind: "global"; readonly spelling: string | null }
+  | { readonly kind: "extension"; readonly spec: OptionSpec; readonly slot: MatchSlot | TargetSlot }
+  | { readonly kind: "ambiguous" }
+  | null;
+
+/**
+ * getopt_long takes an unambiguous prefix of a long option (`--dport` for multiport's
+ * `--dports`): among iptables' own options and those of the extensions loaded so far (the
+ * target, the matches, and `implicit` when the protocol's match is being loaded). Spellings
+ * of one option (`--sport`, `--source-port`) are one candidate. `globals` false leaves
+ * iptables' own options out (a pass-through extension is loaded: its options are unknown here,
+ * and one of them may be the exact name the prefix stands for).
+ */
 function findOwnerByPrefix(
   prefix: string,
   target: TargetSlot | null,
   matches: readonly MatchSlot[],
-): { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null {
-  let found: { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null = null;
-  const consider = (
-    slot: MatchSlot | TargetSlot,
-    options: ReadonlyMap<string, OptionSpec> | undefined,
-  ): boolean => {
+  implicit: MatchSlot | null,
+  globals: boolean,
+): PrefixOwner {
+  let found: PrefixOwner = null;
+  let global: string | null = null;
+  if (globals) {
+    for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
+      if (!spelling.startsWith(prefix)) continue;
+      if (global !== null && global !== option) return { kind: "ambiguous" };
+      global = option;
+    }
+    if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
+  }
+  const consider = (slot: MatchSlot | TargetSlot): boolean => {
+    const options = slot.extension?.options;
     if (options === undefined) return true;
     for (const [spelling, spec] of options) {
       if (!spelling.startsWith(prefix)) continue;
-      if (found !== null && found.spec.canon !== spec.canon) return false;
-      found = { spec, slot };
+      if (
+        found !== null &&
+        (found.kind !== "extension" || found.spec.canon !== spec.canon || found.slot !== slot)
+      )
+        return false;
+      found = { kind: "extension", spec, slot };
     }
     return true;
   };
-  if (target !== null && !consider(target, target.extension?.options)) return null;
+  if (target !== null && !consider(target)) return { kind: "ambiguous" };
   for (let m = matches.length - 1; m >= 0; m--) {
-    const slot = matches[m] as MatchSlot;
-    if (!consider(slot, slot.extension?.options)) return null;
+    if (!consider(matches[m] as MatchSlot)) return { kind: "ambiguous" };
   }
+  if (implicit !== null && !consider(implicit)) return { kind: "ambiguous" };
   return found;
 }
 
@@ -228,7 +329,7 @@ function canonicalizeArgs(
   const n = args.length;
   let i = 0;
   while (i < n) {
-    const arg = args[i] as string;
+    let arg = args[i] as string;
     if (arg === "!") {
       if (negated) fail("multiple `!' flags not allowed", i);
       negated = true;
@@ -237,6 +338,17 @@ function canonicalizeArgs(
       continue;
     }
     if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
+    // A long option that is no option's exact name stands for the one it is a unique prefix of.
+    let prefixOwner: PrefixOwner = null;
+    if (
+      arg.charCodeAt(1) === 45 &&
+      arg.length > 2 &&
+      !GLOBAL_EXACT.has(arg) &&
+      findOwner(arg, target, slots) === null
+    ) {
+      prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
+      if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
+    }
     switch (arg) {
       case "-s":
       case "--source":
@@ -346,21 +458,29 @@ function canonicalizeArgs(
       default:
         break;
     }
-    // An extension option.
+    // An extension option: its exact name, or a unique prefix, among the extensions loaded.
     let owner = findOwner(arg, target, slots);
+    if (owner === null && prefixOwner !== null) {
+      if (prefixOwner.kind === "extension") owner = prefixOwner;
+      else fail(`unknown option "${arg}"`, i);
+    }
     if (owner === null && protocol !== null && !protocol.negated) {
+      // Else iptables loads the protocol's match (where its first option appears, spec §3) and
+      // reads the option again, now among that match's options too.
       const implicitName = implicitMatchName(protocol.number, family);
       const implicit = implicitName === null ? undefined : MATCH_EXTENSIONS.get(implicitName);
-      const spec = implicit?.options.get(arg);
-      if (implicit !== undefined && spec !== undefined && implicitName !== null) {
-        // iptables loads the protocol's match where its first option appears (spec §3).
+      if (implicit !== undefined && implicitName !== null) {
         const slot: MatchSlot = { name: implicitName, extension: implicit, raw: [], argIndex: i };
-        slots.push(slot);
-        owner = { spec, slot };
+        const spec = implicit.options.get(arg);
+        if (spec !== undefined) owner = { spec, slot };
+        else if (arg.charCodeAt(1) === 45 && arg.length > 2) {
+          const found = findOwnerByPrefix(arg, target, slots, slot, passThrough === null);
+          if (found?.kind === "extension" && found.slot === slot) owner = found;
+          else if (found !== null) fail(`unknown option "${arg}"`, i);
+        }
+        if (owner !== null) slots.push(slot);
       }
     }
-    if (owner === null && arg.startsWith("--") && arg.length > 3)
-      owner = findOwnerByPrefix(arg, target, slots);
     if (owner !== null) {
       const { spec, slot } = owner;
       if (negated && !spec.invert) fail(`option "${arg}" cannot be inverted`, negationIndex);
