@@ -329,3 +329,27 @@ describe("long options abbreviated, as getopt_long takes them", () => {
     );
   });
 });
+
+describe("a NAT target's port and the rule's protocol", () => {
+  const need = "Need TCP, UDP, SCTP or DCCP with port specification";
+  it("icmp is taken, and a negated -p is judged by its number", () => {
+    expect(problems(nat("-A PREROUTING -p icmp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(problems(nat("-A PREROUTING ! -p tcp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(problems(nat("-A POSTROUTING -p icmp -j MASQUERADE --to-ports 1000"))).toEqual([]);
+    expect(problems(nat("-A OUTPUT ! -p udp -j REDIRECT --to-ports 1000"))).toEqual([]);
+    expect(problems(nat("-A INPUT -p icmp -j SNAT --to-source 198.18.0.1:80"))).toEqual([]);
+    expect(
+      problems(nat("-A PREROUTING -p icmp -j DNAT --to-destination [fd00::1]:80"), { family: "IPv6" }),
+    ).toEqual([]);
+  });
+  it("no protocol, -p all, other protocols, ipv6-icmp, or -p after the target are refused", () => {
+    expect(problems(nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80"))).toEqual([`2:23 ${need}`]);
+    expect(problems(nat("-A PREROUTING -p all -j DNAT --to-destination 198.18.0.1:80"))).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING -p udplite -j DNAT --to-destination 198.18.0.1:80"))).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING ! -p icmp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(
+      problems(nat("-A PREROUTING -p ipv6-icmp -j DNAT --to-destination [fd00::1]:80"), { family: "IPv6" }),
+    ).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"))).toHaveLength(1);
+  });
+});

@@ -256,6 +256,45 @@ const CASES: readonly Case[] = [
   },
   { name: "--ma: --match or mark's --mark", text: filter("-A INPUT -m mark --ma 1 -j ACCEPT") },
   { name: "--de: several options", text: filter("-A INPUT -p tcp -m multiport --de 80 -j ACCEPT") },
+  // ---- a NAT target's port: tcp, udp, sctp, dccp or icmp, by the -p number given before it
+  {
+    name: "DNAT with a port and -p icmp, ! -p tcp, ! -p icmp (accepted)",
+    text: nat(
+      "-A PREROUTING -p icmp -j DNAT --to-destination 198.18.0.1:80",
+      "-A PREROUTING ! -p tcp -j DNAT --to-destination 198.18.0.1:80",
+      "-A PREROUTING ! -p icmp -j DNAT --to-destination 198.18.0.1:80",
+    ),
+  },
+  {
+    name: "MASQUERADE, REDIRECT, SNAT with ports and icmp or a negated -p (accepted)",
+    text: nat(
+      "-A POSTROUTING -p icmp -j MASQUERADE --to-ports 1000",
+      "-A OUTPUT ! -p udp -j REDIRECT --to-ports 1000",
+      "-A INPUT -p icmp -j SNAT --to-source 198.18.0.1:80",
+    ),
+  },
+  {
+    name: "IPv6: DNAT with a port and -p icmp (accepted)",
+    family: "IPv6",
+    text: nat("-A PREROUTING -p icmp -j DNAT --to-destination [fd00::1]:80"),
+  },
+  {
+    name: "IPv6: DNAT with a port and -p ipv6-icmp",
+    family: "IPv6",
+    text: nat("-A PREROUTING -p ipv6-icmp -j DNAT --to-destination [fd00::1]:80"),
+  },
+  {
+    name: "DNAT with a port and -p all",
+    text: nat("-A PREROUTING -p all -j DNAT --to-destination 198.18.0.1:80"),
+  },
+  {
+    name: "DNAT with a port and -p udplite",
+    text: nat("-A PREROUTING -p udplite -j DNAT --to-destination 198.18.0.1:80"),
+  },
+  {
+    name: "DNAT with a port, -p after it",
+    text: nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"),
+  },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

@@ -495,6 +495,7 @@ function canonicalizeArgs(
         values: spec.arity === 0 ? [] : args.slice(i + 1, i + 1 + spec.arity),
         argIndex: i,
         protocolSoFar: protocol === null || protocol.negated ? -1 : protocol.number,
+        protocolGiven: protocol === null ? -1 : protocol.number,
       });
       negated = false;
       i += 1 + spec.arity;
@@ -514,6 +515,7 @@ function canonicalizeArgs(
         values: args.slice(i + 1, j),
         argIndex: i,
         protocolSoFar: protocol === null ? -1 : protocol.number,
+        protocolGiven: protocol === null ? -1 : protocol.number,
       });
       negated = false;
       i = j;

@@ -31,6 +31,8 @@ export interface RawOption {
   readonly argIndex: number;
   /** The `-p` protocol number known when it was read (-1 when none), for parse-time checks. */
   readonly protocolSoFar: number;
+  /** The same, with or without `!` before `-p` (a NAT target's port check ignores it). */
+  readonly protocolGiven: number;
 }
 
 /** What an extension's `finish` may consult. */

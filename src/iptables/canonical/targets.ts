@@ -40,11 +40,15 @@ const fail = (message: string, argIndex: number): never => {
   throw new RuleSpecError(message, argIndex);
 };
 
-/** Protocols a NAT port range is allowed with (spec §8.4). */
-const PORT_PROTOCOLS = new Set([6, 17, 132, 33]);
+/**
+ * Protocols a NAT port range is allowed with (spec §8.4): tcp, udp, sctp, dccp, and icmp (its
+ * id is NATed as a port), by the `-p` number given before the option, `!` or not, in both
+ * families (checked against iptables 1.8.9: `! -p tcp` and `-p icmp` pass, ipv6-icmp does not).
+ */
+const PORT_PROTOCOLS = new Set([6, 17, 132, 33, 1]);
 
 function requirePortProtocol(r: RawOption): void {
-  if (!PORT_PROTOCOLS.has(r.protocolSoFar))
+  if (!PORT_PROTOCOLS.has(r.protocolGiven))
     fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
 }
 
