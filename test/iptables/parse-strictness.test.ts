@@ -353,3 +353,29 @@ describe("a NAT target's port and the rule's protocol", () => {
     expect(problems(nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"))).toHaveLength(1);
   });
 });
+
+describe("negations and gotos iptables will not take", () => {
+  const never = "! not allowed with multiple source or destination IP addresses";
+  it("`!` on -s or -d when either holds a comma list", () => {
+    expect(problems(filter("-A INPUT ! -s 198.18.0.1,198.18.0.2 -j ACCEPT"))).toEqual([`2:10 ${never}`]);
+    expect(problems(filter("-A INPUT -s 198.18.0.1,198.18.0.2 ! -d 198.18.0.3 -j ACCEPT"))).toEqual([
+      `2:35 ${never}`,
+    ]);
+    expect(problems(filter("-A INPUT ! -s 198.18.0.1 -d 198.18.0.2,198.18.0.3 -j ACCEPT"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -s 198.18.0.1,198.18.0.2 -d 198.18.0.3 -j ACCEPT"))).toEqual([]);
+  });
+  it("! -p all (or 0) would never match", () => {
+    expect(problems(filter("-A INPUT ! -p all -j ACCEPT"))).toEqual(["2:12 rule would never match protocol"]);
+    expect(problems(filter("-A INPUT ! -p 0 -j ACCEPT"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -p all -j ACCEPT"))).toEqual([]);
+  });
+  it("-g to a verdict or a target extension, in each backend's words", () => {
+    expect(problems(filter("-A INPUT -g ACCEPT"))).toEqual(["2:13 Chain 'ACCEPT' does not exist"]);
+    expect(problems(filter("-A INPUT -g ACCEPT"), { backend: "legacy" })).toEqual([
+      "2:13 goto 'ACCEPT' is not a chain",
+    ]);
+    expect(problems(filter("-A INPUT -g MARK --set-mark 1"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -g NFQUEUE"), { backend: "legacy" })).toHaveLength(1);
+    expect(problems(filter(":X - [0:0]", "-A INPUT -g X"))).toEqual([]);
+  });
+});

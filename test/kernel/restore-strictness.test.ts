@@ -295,6 +295,23 @@ const CASES: readonly Case[] = [
     name: "DNAT with a port, -p after it",
     text: nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"),
   },
+  // ---- negations and gotos iptables will not take
+  { name: "! -s with a list", text: filter("-A INPUT ! -s 198.18.0.1,198.18.0.2 -j ACCEPT") },
+  {
+    name: "-s with a list, ! -d",
+    text: filter("-A INPUT -s 198.18.0.1,198.18.0.2 ! -d 198.18.0.3 -j ACCEPT"),
+  },
+  {
+    name: "! -s, -d with a list",
+    text: filter("-A INPUT ! -s 198.18.0.1 -d 198.18.0.2,198.18.0.3 -j ACCEPT"),
+  },
+  { name: "! -p all", text: filter("-A INPUT ! -p all -j ACCEPT") },
+  { name: "! -p 0", text: filter("-A INPUT ! -p 0 -j ACCEPT") },
+  { name: "-g ACCEPT", text: filter("-A INPUT -g ACCEPT") },
+  { name: "-g RETURN", text: filter("-A INPUT -g RETURN") },
+  { name: "-g MARK", text: filter("-A INPUT -g MARK --set-mark 1") },
+  { name: "-g NFQUEUE", text: filter("-A INPUT -g NFQUEUE") },
+  { name: "-g LOG", text: filter("-A INPUT -g LOG") },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {

@@ -319,6 +319,8 @@ function canonicalizeArgs(
   let seenDestination = false;
   let sourceList = -1;
   let destinationList = -1;
+  // The first `!` before -s or -d (-1: none), refused with a list in either.
+  let addressNegated = -1;
   const slots: MatchSlot[] = [];
   let target: TargetSlot | null = null;
   // The extension that receives options nobody else knows (a pass-through match or target).
@@ -373,6 +375,7 @@ function canonicalizeArgs(
         } else {
           match = readAddress(args, i, negated, ctx);
         }
+        if (negated && addressNegated < 0) addressNegated = negationIndex;
         if (isSource) {
           seenSource = true;
           source = match;
@@ -412,7 +415,8 @@ function canonicalizeArgs(
         const text = valueAfter(args, i);
         const num = protocolNumber(text);
         if (num < 0) fail(`unknown protocol "${text}" specified`, i + 1);
-        if (num !== 0 || negated) protocol = { negated, number: num, name: protocolName(num) };
+        if (num === 0 && negated) fail("rule would never match protocol", i);
+        if (num !== 0) protocol = { negated, number: num, name: protocolName(num) };
         negated = false;
         i += 2;
         continue;
@@ -448,6 +452,10 @@ function canonicalizeArgs(
         const name = valueAfter(args, i);
         const goto = arg === "-g" || arg === "--goto";
         if (name.length === 0) fail("empty target name", i + 1);
+        if (goto && (VERDICTS.has(name) || TARGET_EXTENSIONS.has(name) || PASS_THROUGH_TARGETS.has(name))) {
+          // -g takes a user chain only; the backends word it differently.
+          fail(backend === "nft" ? `Chain '${name}' does not exist` : `goto '${name}' is not a chain`, i + 1);
+        }
         const extension = TARGET_EXTENSIONS.get(name) ?? null;
         const isPassThrough = extension === null && PASS_THROUGH_TARGETS.has(name);
         target = { name, goto, extension, passThrough: isPassThrough, raw: [], argIndex: i };
@@ -528,7 +536,12 @@ function canonicalizeArgs(
     if (inInterfaceAt >= 0 && OUTGOING_CHAINS.has(chain)) fail(`Can't use -i with ${chain}`, inInterfaceAt);
     if (outInterfaceAt >= 0 && INCOMING_CHAINS.has(chain)) fail(`Can't use -o with ${chain}`, outInterfaceAt);
   }
-  if (sourceList >= 0 || destinationList >= 0) throw new AddressListSignal(sourceList, destinationList);
+  if (sourceList >= 0 || destinationList >= 0) {
+    // One kernel rule per address pair: iptables will not negate such a set.
+    if (addressNegated >= 0)
+      fail("! not allowed with multiple source or destination IP addresses", addressNegated);
+    throw new AddressListSignal(sourceList, destinationList);
+  }
 
   const ectx: ExtensionContext = { family, backend, protocol };
   const matches: CanonicalMatch[] = [];
