@@ -379,3 +379,33 @@ describe("negations and gotos iptables will not take", () => {
     expect(problems(filter(":X - [0:0]", "-A INPUT -g X"))).toEqual([]);
   });
 });
+
+describe("loops of jumps", () => {
+  it("a loop reached from a built-in chain is refused, at the line that makes it whole", () => {
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A INPUT -j A", "-A A -j B", "-A B -j A"))).toEqual([
+      "6:9 RULE_APPEND failed (Too many links): the jumps A -> B -> A loop, reached from INPUT",
+    ]);
+    expect(problems(filter(":A - [0:0]", "-A INPUT -j A", "-A A -g A"))).toEqual([
+      "4:9 RULE_APPEND failed (Too many links): the jumps A -> A loop, reached from INPUT",
+    ]);
+    // The loop is there before the built-in chain reaches it: refused at that jump.
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A B -j A", "-A A -j B", "-A INPUT -j A"))).toEqual([
+      "6:13 RULE_APPEND failed (Too many links): the jumps A -> B -> A loop, reached from INPUT",
+    ]);
+  });
+  it("a loop no built-in chain reaches is taken, and so are shared chains (no loop)", () => {
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A A -j B", "-A B -j A"))).toEqual([]);
+    expect(problems(filter(":A - [0:0]", "-A A -j A"))).toEqual([]);
+    const diamond = filter(":A - [0:0]", ":B - [0:0]", ":C - [0:0]", "-A INPUT -j A", "-A INPUT -j B");
+    expect(problems(diamond.replace("COMMIT", "-A A -j C\n-A B -j C\n-A C -j RETURN\nCOMMIT"))).toEqual([]);
+  });
+  it("a long chain of jumps is walked without recursion", () => {
+    const n = 50_000;
+    const lines = Array.from({ length: n }, (_, k) => `:C${k} - [0:0]`);
+    lines.push("-A INPUT -j C0");
+    for (let k = 0; k + 1 < n; k++) lines.push(`-A C${k} -j C${k + 1}`);
+    expect(problems(filter(...lines))).toEqual([]);
+    lines.push(`-A C${n - 1} -j C0`);
+    expect(problems(filter(...lines))).toHaveLength(1);
+  });
+});

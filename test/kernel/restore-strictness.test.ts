@@ -312,6 +312,35 @@ const CASES: readonly Case[] = [
   { name: "-g MARK", text: filter("-A INPUT -g MARK --set-mark 1") },
   { name: "-g NFQUEUE", text: filter("-A INPUT -g NFQUEUE") },
   { name: "-g LOG", text: filter("-A INPUT -g LOG") },
+  // ---- loops of jumps: refused when a built-in chain reaches them
+  {
+    name: "a loop of two chains reached from INPUT",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A INPUT -j A", "-A A -j B", "-A B -j A"),
+  },
+  {
+    name: "a chain going to itself, reached from INPUT",
+    text: filter(":A - [0:0]", "-A INPUT -j A", "-A A -g A"),
+  },
+  {
+    name: "a loop reached from a built-in chain only at the last line",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A B -j A", "-A A -j B", "-A INPUT -j A"),
+  },
+  {
+    name: "a loop no built-in chain reaches (accepted)",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A A -j B", "-A B -j A"),
+  },
+  {
+    name: "two jumps to one chain (accepted)",
+    text: filter(
+      ":A - [0:0]",
+      ":B - [0:0]",
+      ":C - [0:0]",
+      "-A INPUT -j A",
+      "-A INPUT -j B",
+      "-A A -j C",
+      "-A B -j C",
+    ),
+  },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {
