@@ -409,3 +409,28 @@ describe("loops of jumps", () => {
     expect(problems(filter(...lines))).toHaveLength(1);
   });
 });
+
+describe("NFLOG as iptables-save prints it", () => {
+  const save = (args: string, backend: "nft" | "legacy") => {
+    const r = tryCanonicalizeRule(args.split(" "), "IPv4", { backend });
+    return r.ok ? formatCanonicalRule("X", r.rule) : `refused: ${r.message}`;
+  };
+  it("the threshold unless it is 0, on both backends", () => {
+    for (const backend of ["nft", "legacy"] as const) {
+      expect(save("-j NFLOG --nflog-threshold 1", backend)).toBe("-A X -j NFLOG --nflog-threshold 1");
+      expect(save("-j NFLOG --nflog-threshold 0", backend)).toBe("-A X -j NFLOG");
+    }
+  });
+  it("a prefix of 127 bytes on nft, 63 on legacy", () => {
+    const long = `-j NFLOG --nflog-prefix ${"p".repeat(140)}`;
+    expect(save(long, "nft")).toBe(`-A X -j NFLOG --nflog-prefix ${"p".repeat(127)}`);
+    expect(save(long, "legacy")).toBe(`-A X -j NFLOG --nflog-prefix ${"p".repeat(63)}`);
+  });
+  it("--nflog-range: dropped by nft, kept by legacy, refused with --nflog-size", () => {
+    expect(save("-j NFLOG --nflog-range 100", "nft")).toBe("-A X -j NFLOG");
+    expect(save("-j NFLOG --nflog-range 100", "legacy")).toBe("-A X -j NFLOG --nflog-range 100");
+    expect(save("-j NFLOG --nflog-range 5 --nflog-size 3", "nft")).toBe(
+      'refused: NFLOG: option "--nflog-range" cannot be used together with "--nflog-size"',
+    );
+  });
+});

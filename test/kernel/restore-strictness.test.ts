@@ -5,7 +5,7 @@
 // the kernel, so on nft it lets through undeclared jump targets and every table or hook
 // restriction of a target (checked on iptables 1.8.9).
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../../src/index.js";
+import { formatSave, parseRules } from "../../src/index.js";
 import { type Backend, type Family, kernelSkipReason, loadAndSaveMany } from "./harness.js";
 
 // Throws (failing this file) when CI is set and the kernel is out of reach; see the harness.
@@ -341,6 +341,10 @@ const CASES: readonly Case[] = [
       "-A B -j C",
     ),
   },
+  {
+    name: "NFLOG --nflog-range with --nflog-size",
+    text: filter("-A INPUT -j NFLOG --nflog-range 5 --nflog-size 3"),
+  },
   // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
   { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
   {
@@ -379,6 +383,27 @@ const CASES: readonly Case[] = [
 
 const BACKENDS: readonly Backend[] = ["nft", "legacy"];
 
+/** Accepted texts whose `-A` lines iptables-save prints in a form of its own (filter table only). */
+const SAVE_CASES: readonly string[] = [
+  filter(
+    "-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT",
+    "-A INPUT -p udp -m multiport --sport 53 -j ACCEPT",
+  ),
+  filter(
+    "-A INPUT -j NFLOG --nflog-threshold 1",
+    "-A INPUT -j NFLOG --nflog-threshold 0",
+    "-A INPUT -j NFLOG --nflog-threshold 0 --nflog-group 2 --nflog-range 5",
+    "-A INPUT -j NFLOG --nflog-range 100",
+    "-A INPUT -j NFLOG --nflog-threshold 5 --nflog-prefix x --nflog-size 3 --nflog-group 2",
+  ),
+  filter(
+    `-A INPUT -j NFLOG --nflog-prefix ${"p".repeat(100)}`,
+    `-A INPUT -j NFLOG --nflog-prefix ${"q".repeat(140)}`,
+  ),
+];
+
+const ruleLines = (save: string) => save.split("\n").filter((l) => l.startsWith("-A "));
+
 describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same texts", () => {
   for (const backend of BACKENDS) {
     for (const family of ["IPv4", "IPv6"] as const) {
@@ -408,6 +433,20 @@ describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same 
         expect(disagreements).toEqual([]);
       });
     }
+  }
+
+  for (const backend of BACKENDS) {
+    it(`prints accepted rules as iptables-save does (${backend})`, async () => {
+      const results = await loadAndSaveMany(SAVE_CASES, { family: "IPv4", backend, tables: ["filter"] });
+      SAVE_CASES.forEach((text, i) => {
+        const kernel = results[i];
+        expect(kernel?.ok, text).toBe(true);
+        const parsed = parseRules(text, { family: "IPv4", backend });
+        expect(parsed.problems).toEqual([]);
+        const ours = formatSave(parsed.ruleSet, { backend, tables: ["filter"] });
+        expect(ruleLines(ours)).toEqual(kernel?.ok ? ruleLines(kernel.save) : []);
+      });
+    });
   }
 
   it("tells refusals apart from acceptances (the table has both, on each backend)", async () => {

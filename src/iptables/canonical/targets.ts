@@ -384,13 +384,14 @@ const nflog: TargetExtension = {
     [["--nflog-size"], 1, false],
     [["--nflog-threshold"], 1, false],
   ]),
-  finish(name, goto, raw) {
+  finish(name, goto, raw, ctx) {
     const values = new Map<string, string>();
     for (let at = 0; at < raw.length; at++) {
       const r = raw[at] as RawOption;
       rejectRepeat(raw, at, name);
       const v = firstValue(r);
-      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, 63));
+      // nft keeps a prefix of 127 bytes (its log expression's), legacy's xt_NFLOG 63.
+      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, ctx.backend === "nft" ? 127 : 63));
       else {
         const n = parseDecimal(v, r.name === "--nflog-group" ? 65535 : 0xffffffff);
         if (n < 0) fail(`NFLOG: bad value for option "${r.name}"`, r.argIndex + 1);
@@ -402,12 +403,19 @@ const nflog: TargetExtension = {
     if (prefix !== undefined && prefix.length > 0) options.push(option("--nflog-prefix", false, [prefix]));
     const group = values.get("--nflog-group");
     if (group !== undefined && group !== "0") options.push(option("--nflog-group", false, [group]));
-    for (const n of ["--nflog-range", "--nflog-size"]) {
-      const v = values.get(n);
-      if (v !== undefined) options.push(option(n, false, [v]));
+    const range = values.get("--nflog-range");
+    if (range !== undefined && values.has("--nflog-size")) {
+      const at = raw.find((r) => r.name === "--nflog-range")?.argIndex ?? 0;
+      fail('NFLOG: option "--nflog-range" cannot be used together with "--nflog-size"', at);
     }
+    // nft has no place for the range (it never worked): its save drops it.
+    if (range !== undefined && ctx.backend === "legacy")
+      options.push(option("--nflog-range", false, [range]));
+    const size = values.get("--nflog-size");
+    if (size !== undefined) options.push(option("--nflog-size", false, [size]));
+    // iptables-save prints the threshold unless it is 0 (what the kernel stores when none is given).
     const threshold = values.get("--nflog-threshold");
-    if (threshold !== undefined && threshold !== "1")
+    if (threshold !== undefined && threshold !== "0")
       options.push(option("--nflog-threshold", false, [threshold]));
     return { kind: "generic", name, goto, options };
   },
