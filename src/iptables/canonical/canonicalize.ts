@@ -342,14 +342,14 @@ function canonicalizeArgs(
     if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
     // A long option that is no option's exact name stands for the one it is a unique prefix of.
     let prefixOwner: PrefixOwner = null;
-    if (
-      arg.charCodeAt(1) === 45 &&
-      arg.length > 2 &&
-      !GLOBAL_EXACT.has(arg) &&
-      findOwner(arg, target, slots) === null
-    ) {
-      prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
-      if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
+    // (An extension option's exact owner, looked up once here for a long option.)
+    let exact: ReturnType<typeof findOwner> | undefined;
+    if (arg.charCodeAt(1) === 45 && arg.length > 2 && !GLOBAL_EXACT.has(arg)) {
+      exact = findOwner(arg, target, slots);
+      if (exact === null) {
+        prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
+        if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
+      }
     }
     switch (arg) {
       case "-s":
@@ -467,7 +467,7 @@ function canonicalizeArgs(
         break;
     }
     // An extension option: its exact name, or a unique prefix, among the extensions loaded.
-    let owner = findOwner(arg, target, slots);
+    let owner = exact === undefined ? findOwner(arg, target, slots) : exact;
     if (owner === null && prefixOwner !== null) {
       if (prefixOwner.kind === "extension") owner = prefixOwner;
       else fail(`unknown option "${arg}"`, i);
