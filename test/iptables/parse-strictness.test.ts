@@ -2,6 +2,7 @@
 // whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
 import { describe, expect, it } from "vitest";
 import { type ParseOptions, parseRules } from "../../src/index.js";
+import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 
 const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
@@ -185,5 +186,251 @@ describe("iptables-restore's line and argument limits", () => {
       { kind: "rule", op: "-A", chain: "INPUT", args: ["-j", "ACCEPT"] },
     ]);
     expect(problems(filter("-A\u0000 INPUT -j ACCEPT"))).toHaveLength(1);
+  });
+});
+
+describe("an option given twice to one match or target", () => {
+  it("tcp, sctp and udp name the option, with their own words; the second one is pointed at", () => {
+    expect(problems(filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT"))).toEqual([
+      "2:28 Only one `--destination-port' allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p sctp --sport 1 --source-port 2 -j ACCEPT"))).toEqual([
+      "2:28 Only one `--source-port' allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p udp -m udp --sport 81 --sport 82 -j ACCEPT"))).toEqual([
+      '2:35 udp: option "--source-port" can only be used once',
+    ]);
+  });
+  it("--syn and --tcp-flags exclude each other, and themselves", () => {
+    const only = "Only one of `--syn' or `--tcp-flags'  allowed";
+    expect(problems(filter("-A INPUT -p tcp --syn --syn -j ACCEPT"))).toEqual([`2:23 ${only}`]);
+    expect(problems(filter("-A INPUT -p tcp --syn --tcp-flags SYN SYN -j ACCEPT"))).toEqual([`2:23 ${only}`]);
+    expect(
+      problems(filter("-A INPUT -p tcp --tcp-flags SYN SYN --tcp-flags SYN SYN -j ACCEPT")),
+    ).toHaveLength(1);
+  });
+  it("icmp, icmp6, REJECT and nfacct", () => {
+    expect(problems(filter("-A INPUT -p icmp --icmp-type 8 --icmp-type 0 -j ACCEPT"))).toEqual([
+      '2:32 icmp: option "--icmp-type" can only be used once',
+    ]);
+    expect(
+      problems(filter("-A INPUT -p ipv6-icmp --icmpv6-type 1 --icmpv6-type 2 -j ACCEPT"), { family: "IPv6" }),
+    ).toEqual(['2:39 icmp6: option "--icmpv6-type" can only be used once']);
+    expect(
+      problems(filter("-A INPUT -p tcp -j REJECT --reject-with tcp-reset --reject-with tcp-reset")),
+    ).toEqual(['2:51 REJECT: option "--reject-with" can only be used once']);
+    expect(problems(filter("-A INPUT -m nfacct --nfacct-name a --nfacct-name b -j ACCEPT"))).toHaveLength(1);
+  });
+  it("a second -m of the same match starts afresh (nft merges them into one, legacy keeps both)", () => {
+    const text = filter("-A INPUT -p tcp --dport 80 -m tcp --dport 81 --syn -m tcp --syn -j ACCEPT");
+    expect(problems(text)).toEqual([]);
+    expect(problems(text, { backend: "legacy" })).toEqual([]);
+  });
+});
+
+describe("DROP in the nat table", () => {
+  const message = 'The "nat" table is not intended for filtering, the use of DROP is therefore inhibited.';
+  it("-j DROP is refused in any chain of nat, as iptables' command parser does", () => {
+    expect(problems(nat("-A PREROUTING -j DROP"))).toEqual([`2:18 ${message}`]);
+    expect(problems(nat(":X - [0:0]", "-I X -p tcp -j DROP"))).toEqual([`3:16 ${message}`]);
+    expect(problems(nat("-A PREROUTING -j DROP"), { family: "IPv6", backend: "legacy" })).toHaveLength(1);
+  });
+  it("-P … DROP too, but not a chain line's policy (the kernel takes that one)", () => {
+    expect(problems(nat("-P PREROUTING DROP"))).toEqual([`2:15 ${message}`]);
+    expect(problems(nat(":PREROUTING DROP [0:0]"))).toEqual([]);
+  });
+  it("other verdicts, and DROP in the other tables, are taken", () => {
+    expect(problems(nat("-A PREROUTING -j ACCEPT", "-A OUTPUT -j RETURN"))).toEqual([]);
+    expect(problems("*mangle\n-A PREROUTING -j DROP\nCOMMIT\n")).toEqual([]);
+    expect(problems("*raw\n-A PREROUTING -j DROP\nCOMMIT\n")).toEqual([]);
+  });
+});
+
+describe("interfaces a built-in chain cannot have", () => {
+  it("-i in OUTPUT and POSTROUTING, -o in INPUT and PREROUTING, by the chain's name in any table", () => {
+    expect(problems(filter("-A OUTPUT -i eth0 -j ACCEPT"))).toEqual(["2:11 Can't use -i with OUTPUT"]);
+    expect(problems(filter("-A INPUT -o eth0 -j ACCEPT"))).toEqual(["2:10 Can't use -o with INPUT"]);
+    expect(problems(nat("-A PREROUTING -o eth0 -j RETURN"))).toEqual(["2:15 Can't use -o with PREROUTING"]);
+    expect(problems(nat("-I POSTROUTING ! -i + -j RETURN"))).toEqual(["2:18 Can't use -i with POSTROUTING"]);
+    expect(problems("*mangle\n-A OUTPUT -o eth0 -i eth1 -j ACCEPT\nCOMMIT\n")).toHaveLength(1);
+  });
+  it("even `-i +`, which matches anything and is not printed", () => {
+    expect(problems(filter("-A OUTPUT -i + -j ACCEPT"))).toEqual(["2:11 Can't use -i with OUTPUT"]);
+  });
+  it("a kube-proxy rule shape in such a chain is judged too (the fast path hands it over)", () => {
+    const line = '-A OUTPUT -m comment --comment "x" -i cbr0 -j KUBE-SVC-X';
+    expect(problems(filter(":KUBE-SVC-X - [0:0]", line))).toEqual(["3:36 Can't use -i with OUTPUT"]);
+  });
+  it("the other direction, FORWARD, and user chains (even reached from those chains) are taken", () => {
+    const text = filter(
+      ":X - [0:0]",
+      "-A OUTPUT -o eth0 -j X",
+      "-A INPUT -i eth0 -j X",
+      "-A FORWARD -i eth0 -o eth1 -j ACCEPT",
+      "-A X -i eth0 -o eth1 -j ACCEPT",
+    );
+    expect(problems(text)).toEqual([]);
+  });
+});
+
+describe("-p, -i, -o, -s and -d given twice", () => {
+  it("are refused even when the first one matches anything (and is not printed)", () => {
+    expect(problems(filter("-A INPUT -p all -p tcp -j ACCEPT"))).toEqual([
+      "2:17 multiple -p flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -p 0 -p all -j ACCEPT"))).toEqual([
+      "2:15 multiple -p flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -i + -i eth0 -j ACCEPT"))).toEqual([
+      "2:15 multiple -i flags not allowed",
+    ]);
+    expect(problems(filter("-A FORWARD -o + -o + -j ACCEPT"))).toEqual([
+      "2:17 multiple -o flags not allowed",
+    ]);
+    expect(problems(filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT"))).toEqual([
+      "2:17 multiple -s flags not allowed",
+    ]);
+  });
+});
+
+describe("long options abbreviated, as getopt_long takes them", () => {
+  const save = (args: string) => {
+    const r = tryCanonicalizeRule(args.split(" "), "IPv4");
+    return r.ok ? formatCanonicalRule("X", r.rule) : `refused: ${r.message}`;
+  };
+  it("multiport's --dport and --sport are its --dports and --sports (the tcp match is not loaded)", () => {
+    expect(problems(filter("-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT"))).toEqual([]);
+    expect(save("-p tcp -m multiport --dport 80,443 -j ACCEPT")).toBe(
+      "-A X -p tcp -m multiport --dports 80,443 -j ACCEPT",
+    );
+    expect(save("-p udp -m multiport --sport 53 -j ACCEPT")).toBe(
+      "-A X -p udp -m multiport --sports 53 -j ACCEPT",
+    );
+  });
+  it("a loaded extension's exact name wins over another's prefix", () => {
+    expect(save("-p tcp --sp 1 -m multiport --dport 80 -j ACCEPT")).toBe(
+      "refused: multiport: no ports specified",
+    );
+  });
+  it("iptables' own options take part: a unique prefix of one is that option, a shared one is unknown", () => {
+    expect(save("--pro tcp --jum ACCEPT")).toBe("-A X -p tcp -j ACCEPT");
+    expect(save("-p tcp --so 198.18.0.1 -j ACCEPT")).toBe("-A X -s 198.18.0.1/32 -p tcp -j ACCEPT");
+    expect(save("--fragm -j ACCEPT")).toBe("-A X -f -j ACCEPT");
+    expect(save("-m mark --ma 1 -j ACCEPT")).toBe('refused: unknown option "--ma"');
+    expect(save("-p tcp -m multiport --de 80 -j ACCEPT")).toBe('refused: unknown option "--de"');
+  });
+  it("the protocol's match is loaded only when nothing loaded takes the option, then its prefixes count", () => {
+    expect(save("-p tcp --dp 80 -j ACCEPT")).toBe("-A X -p tcp -m tcp --dport 80 -j ACCEPT");
+    expect(save("-p tcp --tcp-f SYN SYN -j ACCEPT")).toBe("-A X -p tcp -m tcp --tcp-flags SYN SYN -j ACCEPT");
+  });
+  it("with a pass-through match loaded, its own options are not taken for iptables' (`--pol` of policy)", () => {
+    expect(save("-m policy --dir in --pol ipsec -j ACCEPT")).toBe(
+      "-A X -m policy --dir in --pol ipsec -j ACCEPT",
+    );
+  });
+});
+
+describe("a NAT target's port and the rule's protocol", () => {
+  const need = "Need TCP, UDP, SCTP or DCCP with port specification";
+  it("icmp is taken, and a negated -p is judged by its number", () => {
+    expect(problems(nat("-A PREROUTING -p icmp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(problems(nat("-A PREROUTING ! -p tcp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(problems(nat("-A POSTROUTING -p icmp -j MASQUERADE --to-ports 1000"))).toEqual([]);
+    expect(problems(nat("-A OUTPUT ! -p udp -j REDIRECT --to-ports 1000"))).toEqual([]);
+    expect(problems(nat("-A INPUT -p icmp -j SNAT --to-source 198.18.0.1:80"))).toEqual([]);
+    expect(
+      problems(nat("-A PREROUTING -p icmp -j DNAT --to-destination [fd00::1]:80"), { family: "IPv6" }),
+    ).toEqual([]);
+  });
+  it("no protocol, -p all, other protocols, ipv6-icmp, or -p after the target are refused", () => {
+    expect(problems(nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80"))).toEqual([`2:23 ${need}`]);
+    expect(problems(nat("-A PREROUTING -p all -j DNAT --to-destination 198.18.0.1:80"))).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING -p udplite -j DNAT --to-destination 198.18.0.1:80"))).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING ! -p icmp -j DNAT --to-destination 198.18.0.1:80"))).toEqual([]);
+    expect(
+      problems(nat("-A PREROUTING -p ipv6-icmp -j DNAT --to-destination [fd00::1]:80"), { family: "IPv6" }),
+    ).toHaveLength(1);
+    expect(problems(nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"))).toHaveLength(1);
+  });
+});
+
+describe("negations and gotos iptables will not take", () => {
+  const never = "! not allowed with multiple source or destination IP addresses";
+  it("`!` on -s or -d when either holds a comma list", () => {
+    expect(problems(filter("-A INPUT ! -s 198.18.0.1,198.18.0.2 -j ACCEPT"))).toEqual([`2:10 ${never}`]);
+    expect(problems(filter("-A INPUT -s 198.18.0.1,198.18.0.2 ! -d 198.18.0.3 -j ACCEPT"))).toEqual([
+      `2:35 ${never}`,
+    ]);
+    expect(problems(filter("-A INPUT ! -s 198.18.0.1 -d 198.18.0.2,198.18.0.3 -j ACCEPT"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -s 198.18.0.1,198.18.0.2 -d 198.18.0.3 -j ACCEPT"))).toEqual([]);
+  });
+  it("! -p all (or 0) would never match", () => {
+    expect(problems(filter("-A INPUT ! -p all -j ACCEPT"))).toEqual(["2:12 rule would never match protocol"]);
+    expect(problems(filter("-A INPUT ! -p 0 -j ACCEPT"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -p all -j ACCEPT"))).toEqual([]);
+  });
+  it("-g to a verdict or a target extension, in each backend's words", () => {
+    expect(problems(filter("-A INPUT -g ACCEPT"))).toEqual(["2:13 Chain 'ACCEPT' does not exist"]);
+    expect(problems(filter("-A INPUT -g ACCEPT"), { backend: "legacy" })).toEqual([
+      "2:13 goto 'ACCEPT' is not a chain",
+    ]);
+    expect(problems(filter("-A INPUT -g MARK --set-mark 1"))).toHaveLength(1);
+    expect(problems(filter("-A INPUT -g NFQUEUE"), { backend: "legacy" })).toHaveLength(1);
+    expect(problems(filter(":X - [0:0]", "-A INPUT -g X"))).toEqual([]);
+  });
+});
+
+describe("loops of jumps", () => {
+  it("a loop reached from a built-in chain is refused, at the line that makes it whole", () => {
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A INPUT -j A", "-A A -j B", "-A B -j A"))).toEqual([
+      "6:9 RULE_APPEND failed (Too many links): the jumps A -> B -> A loop, reached from INPUT",
+    ]);
+    expect(problems(filter(":A - [0:0]", "-A INPUT -j A", "-A A -g A"))).toEqual([
+      "4:9 RULE_APPEND failed (Too many links): the jumps A -> A loop, reached from INPUT",
+    ]);
+    // The loop is there before the built-in chain reaches it: refused at that jump.
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A B -j A", "-A A -j B", "-A INPUT -j A"))).toEqual([
+      "6:13 RULE_APPEND failed (Too many links): the jumps A -> B -> A loop, reached from INPUT",
+    ]);
+  });
+  it("a loop no built-in chain reaches is taken, and so are shared chains (no loop)", () => {
+    expect(problems(filter(":A - [0:0]", ":B - [0:0]", "-A A -j B", "-A B -j A"))).toEqual([]);
+    expect(problems(filter(":A - [0:0]", "-A A -j A"))).toEqual([]);
+    const diamond = filter(":A - [0:0]", ":B - [0:0]", ":C - [0:0]", "-A INPUT -j A", "-A INPUT -j B");
+    expect(problems(diamond.replace("COMMIT", "-A A -j C\n-A B -j C\n-A C -j RETURN\nCOMMIT"))).toEqual([]);
+  });
+  it("a long chain of jumps is walked without recursion", () => {
+    const n = 50_000;
+    const lines = Array.from({ length: n }, (_, k) => `:C${k} - [0:0]`);
+    lines.push("-A INPUT -j C0");
+    for (let k = 0; k + 1 < n; k++) lines.push(`-A C${k} -j C${k + 1}`);
+    expect(problems(filter(...lines))).toEqual([]);
+    lines.push(`-A C${n - 1} -j C0`);
+    expect(problems(filter(...lines))).toHaveLength(1);
+  });
+});
+
+describe("NFLOG as iptables-save prints it", () => {
+  const save = (args: string, backend: "nft" | "legacy") => {
+    const r = tryCanonicalizeRule(args.split(" "), "IPv4", { backend });
+    return r.ok ? formatCanonicalRule("X", r.rule) : `refused: ${r.message}`;
+  };
+  it("the threshold unless it is 0, on both backends", () => {
+    for (const backend of ["nft", "legacy"] as const) {
+      expect(save("-j NFLOG --nflog-threshold 1", backend)).toBe("-A X -j NFLOG --nflog-threshold 1");
+      expect(save("-j NFLOG --nflog-threshold 0", backend)).toBe("-A X -j NFLOG");
+    }
+  });
+  it("a prefix of 127 bytes on nft, 63 on legacy", () => {
+    const long = `-j NFLOG --nflog-prefix ${"p".repeat(140)}`;
+    expect(save(long, "nft")).toBe(`-A X -j NFLOG --nflog-prefix ${"p".repeat(127)}`);
+    expect(save(long, "legacy")).toBe(`-A X -j NFLOG --nflog-prefix ${"p".repeat(63)}`);
+  });
+  it("--nflog-range: dropped by nft, kept by legacy, refused with --nflog-size", () => {
+    expect(save("-j NFLOG --nflog-range 100", "nft")).toBe("-A X -j NFLOG");
+    expect(save("-j NFLOG --nflog-range 100", "legacy")).toBe("-A X -j NFLOG --nflog-range 100");
+    expect(save("-j NFLOG --nflog-range 5 --nflog-size 3", "nft")).toBe(
+      'refused: NFLOG: option "--nflog-range" cannot be used together with "--nflog-size"',
+    );
   });
 });

@@ -5,7 +5,7 @@
 // the kernel, so on nft it lets through undeclared jump targets and every table or hook
 // restriction of a target (checked on iptables 1.8.9).
 import { describe, expect, it } from "vitest";
-import { parseRules } from "../../src/index.js";
+import { formatSave, parseRules } from "../../src/index.js";
 import { type Backend, type Family, kernelSkipReason, loadAndSaveMany } from "./harness.js";
 
 // Throws (failing this file) when CI is set and the kernel is out of reach; see the harness.
@@ -199,6 +199,181 @@ const CASES: readonly Case[] = [
     text: filter("-A INPUT -p tcp -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu"),
   },
   { name: "IPv6: REJECT in nat", family: "IPv6", text: nat("-A PREROUTING -j REJECT") },
+  // ---- DROP in nat: iptables refuses it in rules and -P, the kernel takes a chain line's policy
+  { name: "DROP in nat PREROUTING", text: nat("-A PREROUTING -j DROP") },
+  { name: "DROP in a nat user chain, inserted", text: nat(":X - [0:0]", "-I X -p tcp -j DROP") },
+  { name: "-P DROP in nat", text: nat("-P PREROUTING DROP") },
+  { name: "IPv6: DROP in a nat user chain", family: "IPv6", text: nat(":X - [0:0]", "-A X -j DROP") },
+  { name: "a nat chain line with policy DROP (accepted)", text: nat(":PREROUTING DROP [0:0]") },
+  {
+    name: "DROP in mangle and raw (accepted)",
+    text: table("mangle", "-A PREROUTING -j DROP") + table("raw", "-A PREROUTING -j DROP"),
+  },
+  // ---- -i where packets have no input interface yet, -o where they have no output one
+  { name: "-i in OUTPUT", text: filter("-A OUTPUT -i eth0 -j ACCEPT") },
+  { name: "-o in INPUT", text: filter("-A INPUT -o eth0 -j ACCEPT") },
+  { name: "-o in nat PREROUTING", text: nat("-A PREROUTING -o eth0 -j RETURN") },
+  { name: "! -i + in nat POSTROUTING, inserted", text: nat("-I POSTROUTING ! -i + -j RETURN") },
+  { name: "-i + in OUTPUT", text: filter("-A OUTPUT -i + -j ACCEPT") },
+  { name: "-i in mangle OUTPUT", text: table("mangle", "-A OUTPUT -i eth1 -j ACCEPT") },
+  {
+    name: "a kube-proxy jump shape with -i in OUTPUT",
+    text: filter(":KUBE-SVC-X - [0:0]", '-A OUTPUT -m comment --comment "x" -i cbr0 -j KUBE-SVC-X'),
+  },
+  {
+    name: "-i and -o where they apply, and in a user chain reached from OUTPUT (accepted)",
+    text: filter(
+      ":X - [0:0]",
+      "-A OUTPUT -o eth0 -j X",
+      "-A INPUT -i eth0 -j X",
+      "-A FORWARD -i eth0 -o eth1 -j ACCEPT",
+      "-A X -i eth0 -o eth1 -j ACCEPT",
+    ),
+  },
+  // ---- -p, -i, -o given twice, the first one matching anything
+  { name: "-p all, then -p tcp", text: filter("-A INPUT -p all -p tcp -j ACCEPT") },
+  { name: "-p 0, then -p all", text: filter("-A INPUT -p 0 -p all -j ACCEPT") },
+  { name: "-i +, then -i eth0", text: filter("-A INPUT -i + -i eth0 -j ACCEPT") },
+  { name: "-o + twice", text: filter("-A FORWARD -o + -o + -j ACCEPT") },
+  { name: "-s 0/0, then -s", text: filter("-A INPUT -s 0/0 -s 198.18.0.1 -j ACCEPT") },
+  // ---- long options abbreviated (getopt_long's unique prefix among the options loaded so far)
+  {
+    name: "multiport --dport (its --dports)",
+    text: filter("-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT"),
+  },
+  {
+    name: "multiport --sport (its --sports)",
+    text: filter("-A INPUT -p udp -m multiport --sport 53 -j ACCEPT"),
+  },
+  {
+    name: "tcp's exact --dport before multiport's prefix",
+    text: filter("-A INPUT -p tcp --sp 1 -m multiport --dport 80 -j ACCEPT"),
+  },
+  { name: "--pro and --jum", text: filter("-A INPUT --pro tcp --jum ACCEPT") },
+  {
+    name: "--dp and --tcp-f, loading tcp",
+    text: filter("-A INPUT -p tcp --dp 80 --tcp-f SYN SYN -j ACCEPT"),
+  },
+  { name: "--ma: --match or mark's --mark", text: filter("-A INPUT -m mark --ma 1 -j ACCEPT") },
+  { name: "--de: several options", text: filter("-A INPUT -p tcp -m multiport --de 80 -j ACCEPT") },
+  // ---- a NAT target's port: tcp, udp, sctp, dccp or icmp, by the -p number given before it
+  {
+    name: "DNAT with a port and -p icmp, ! -p tcp, ! -p icmp (accepted)",
+    text: nat(
+      "-A PREROUTING -p icmp -j DNAT --to-destination 198.18.0.1:80",
+      "-A PREROUTING ! -p tcp -j DNAT --to-destination 198.18.0.1:80",
+      "-A PREROUTING ! -p icmp -j DNAT --to-destination 198.18.0.1:80",
+    ),
+  },
+  {
+    name: "MASQUERADE, REDIRECT, SNAT with ports and icmp or a negated -p (accepted)",
+    text: nat(
+      "-A POSTROUTING -p icmp -j MASQUERADE --to-ports 1000",
+      "-A OUTPUT ! -p udp -j REDIRECT --to-ports 1000",
+      "-A INPUT -p icmp -j SNAT --to-source 198.18.0.1:80",
+    ),
+  },
+  {
+    name: "IPv6: DNAT with a port and -p icmp (accepted)",
+    family: "IPv6",
+    text: nat("-A PREROUTING -p icmp -j DNAT --to-destination [fd00::1]:80"),
+  },
+  {
+    name: "IPv6: DNAT with a port and -p ipv6-icmp",
+    family: "IPv6",
+    text: nat("-A PREROUTING -p ipv6-icmp -j DNAT --to-destination [fd00::1]:80"),
+  },
+  {
+    name: "DNAT with a port and -p all",
+    text: nat("-A PREROUTING -p all -j DNAT --to-destination 198.18.0.1:80"),
+  },
+  {
+    name: "DNAT with a port and -p udplite",
+    text: nat("-A PREROUTING -p udplite -j DNAT --to-destination 198.18.0.1:80"),
+  },
+  {
+    name: "DNAT with a port, -p after it",
+    text: nat("-A PREROUTING -j DNAT --to-destination 198.18.0.1:80 -p tcp"),
+  },
+  // ---- negations and gotos iptables will not take
+  { name: "! -s with a list", text: filter("-A INPUT ! -s 198.18.0.1,198.18.0.2 -j ACCEPT") },
+  {
+    name: "-s with a list, ! -d",
+    text: filter("-A INPUT -s 198.18.0.1,198.18.0.2 ! -d 198.18.0.3 -j ACCEPT"),
+  },
+  {
+    name: "! -s, -d with a list",
+    text: filter("-A INPUT ! -s 198.18.0.1 -d 198.18.0.2,198.18.0.3 -j ACCEPT"),
+  },
+  { name: "! -p all", text: filter("-A INPUT ! -p all -j ACCEPT") },
+  { name: "! -p 0", text: filter("-A INPUT ! -p 0 -j ACCEPT") },
+  { name: "-g ACCEPT", text: filter("-A INPUT -g ACCEPT") },
+  { name: "-g RETURN", text: filter("-A INPUT -g RETURN") },
+  { name: "-g MARK", text: filter("-A INPUT -g MARK --set-mark 1") },
+  { name: "-g NFQUEUE", text: filter("-A INPUT -g NFQUEUE") },
+  { name: "-g LOG", text: filter("-A INPUT -g LOG") },
+  // ---- loops of jumps: refused when a built-in chain reaches them
+  {
+    name: "a loop of two chains reached from INPUT",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A INPUT -j A", "-A A -j B", "-A B -j A"),
+  },
+  {
+    name: "a chain going to itself, reached from INPUT",
+    text: filter(":A - [0:0]", "-A INPUT -j A", "-A A -g A"),
+  },
+  {
+    name: "a loop reached from a built-in chain only at the last line",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A B -j A", "-A A -j B", "-A INPUT -j A"),
+  },
+  {
+    name: "a loop no built-in chain reaches (accepted)",
+    text: filter(":A - [0:0]", ":B - [0:0]", "-A A -j B", "-A B -j A"),
+  },
+  {
+    name: "two jumps to one chain (accepted)",
+    text: filter(
+      ":A - [0:0]",
+      ":B - [0:0]",
+      ":C - [0:0]",
+      "-A INPUT -j A",
+      "-A INPUT -j B",
+      "-A A -j C",
+      "-A B -j C",
+    ),
+  },
+  {
+    name: "NFLOG --nflog-range with --nflog-size",
+    text: filter("-A INPUT -j NFLOG --nflog-range 5 --nflog-size 3"),
+  },
+  // ---- an option given twice to one match or target (a second -m starts afresh: accepted)
+  { name: "tcp --dport twice", text: filter("-A INPUT -p tcp --dport 80 --dport 443 -j ACCEPT") },
+  {
+    name: "tcp --sport, then --source-port",
+    text: filter("-A INPUT -p tcp --sport 1 --source-port 2 -j ACCEPT"),
+  },
+  { name: "udp --sport twice", text: filter("-A INPUT -p udp -m udp --sport 81 --sport 82 -j ACCEPT") },
+  { name: "sctp --dport twice", text: filter("-A INPUT -p sctp --dport 1 --dport 2 -j ACCEPT") },
+  {
+    name: "sctp --chunk-types twice",
+    text: filter("-A INPUT -p sctp --chunk-types any INIT --chunk-types any INIT -j ACCEPT"),
+  },
+  { name: "--syn twice", text: filter("-A INPUT -p tcp --syn --syn -j ACCEPT") },
+  { name: "--syn and --tcp-flags", text: filter("-A INPUT -p tcp --syn --tcp-flags SYN SYN -j ACCEPT") },
+  { name: "--tcp-option twice", text: filter("-A INPUT -p tcp --tcp-option 2 --tcp-option 3 -j ACCEPT") },
+  { name: "--icmp-type twice", text: filter("-A INPUT -p icmp --icmp-type 8 --icmp-type 0 -j ACCEPT") },
+  {
+    name: "IPv6: --icmpv6-type twice",
+    family: "IPv6",
+    text: filter("-A INPUT -p ipv6-icmp --icmpv6-type 1 --icmpv6-type 2 -j ACCEPT"),
+  },
+  {
+    name: "--reject-with twice",
+    text: filter("-A INPUT -p tcp -j REJECT --reject-with tcp-reset --reject-with tcp-reset"),
+  },
+  {
+    name: "the same tcp options in separate -m tcp (accepted)",
+    text: filter("-A INPUT -p tcp --dport 80 -m tcp --dport 81 --syn -m tcp --syn -j ACCEPT"),
+  },
   {
     name: "IPv6: a jump to an undeclared chain",
     family: "IPv6",
@@ -207,6 +382,27 @@ const CASES: readonly Case[] = [
 ];
 
 const BACKENDS: readonly Backend[] = ["nft", "legacy"];
+
+/** Accepted texts whose `-A` lines iptables-save prints in a form of its own (filter table only). */
+const SAVE_CASES: readonly string[] = [
+  filter(
+    "-A INPUT -p tcp -m multiport --dport 80,443 -j ACCEPT",
+    "-A INPUT -p udp -m multiport --sport 53 -j ACCEPT",
+  ),
+  filter(
+    "-A INPUT -j NFLOG --nflog-threshold 1",
+    "-A INPUT -j NFLOG --nflog-threshold 0",
+    "-A INPUT -j NFLOG --nflog-threshold 0 --nflog-group 2 --nflog-range 5",
+    "-A INPUT -j NFLOG --nflog-range 100",
+    "-A INPUT -j NFLOG --nflog-threshold 5 --nflog-prefix x --nflog-size 3 --nflog-group 2",
+  ),
+  filter(
+    `-A INPUT -j NFLOG --nflog-prefix ${"p".repeat(100)}`,
+    `-A INPUT -j NFLOG --nflog-prefix ${"q".repeat(140)}`,
+  ),
+];
+
+const ruleLines = (save: string) => save.split("\n").filter((l) => l.startsWith("-A "));
 
 describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same texts", () => {
   for (const backend of BACKENDS) {
@@ -237,6 +433,20 @@ describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same 
         expect(disagreements).toEqual([]);
       });
     }
+  }
+
+  for (const backend of BACKENDS) {
+    it(`prints accepted rules as iptables-save does (${backend})`, async () => {
+      const results = await loadAndSaveMany(SAVE_CASES, { family: "IPv4", backend, tables: ["filter"] });
+      SAVE_CASES.forEach((text, i) => {
+        const kernel = results[i];
+        expect(kernel?.ok, text).toBe(true);
+        const parsed = parseRules(text, { family: "IPv4", backend });
+        expect(parsed.problems).toEqual([]);
+        const ours = formatSave(parsed.ruleSet, { backend, tables: ["filter"] });
+        expect(ruleLines(ours)).toEqual(kernel?.ok ? ruleLines(kernel.save) : []);
+      });
+    });
   }
 
   it("tells refusals apart from acceptances (the table has both, on each backend)", async () => {

@@ -163,11 +163,13 @@ describe("-o: the interface the route leaves by", () => {
   });
 
   it("before routing and in INPUT there is no output interface: -o never matches, ! -o always does", () => {
+    // (iptables refuses -o in PREROUTING itself, not in a chain reached from it.)
     const r = trace({
       nat: {
         rules: [
-          "-A PREROUTING -o eth0 -j DNAT --to-destination 10.1.1.1",
-          "-A PREROUTING ! -o eth0 -j X-SEEN",
+          "-A PREROUTING -j X-PRE",
+          "-A X-PRE -o eth0 -j DNAT --to-destination 10.1.1.1",
+          "-A X-PRE ! -o eth0 -j X-SEEN",
           "-A X-SEEN -j MARK --set-xmark 0x1/0xffffffff",
         ],
       },

@@ -21,7 +21,7 @@ import type {
 } from "../../ir/canonical-types.js";
 import type { Counters, IPFamily, Rule } from "../../ir/types.js";
 import { canonicalAddress } from "./address.js";
-import type { ExtensionContext, OptionSpec, RawOption } from "./extension.js";
+import { type ExtensionContext, type OptionSpec, type RawOption, repeatedOption } from "./extension.js";
 import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES } from "./matches.js";
 import { protocolName, protocolNumber } from "./protocols.js";
 import {
@@ -46,6 +46,11 @@ export { probabilityToStored, probabilityToText, saveString } from "./values.js"
 export interface CanonicalizeOptions {
   /** The backend to imitate where nft and legacy differ (spec §12); default `"nft"`. */
   readonly backend?: Backend;
+  /**
+   * The chain the rule is for, when known: iptables refuses `-i` in OUTPUT and POSTROUTING and
+   * `-o` in PREROUTING and INPUT (by the chain's name, in any table; user chains are not judged).
+   */
+  readonly chain?: string;
 }
 
 /** The outcome of {@link tryCanonicalizeRule}. */
@@ -161,44 +166,161 @@ function findOwner(
   return null;
 }
 
-/** getopt_long accepts an unambiguous prefix of a long option (`--to` for `--to-destination`). */
+/**
+ * iptables' own long options (its `--help` and the binary's getopt answers): the spelling, and
+ * the option it stands for (`--src` is `--source`). They take part in getopt_long's prefix
+ * matching alongside the options of the extensions loaded so far.
+ */
+const GLOBAL_LONG_OPTIONS: readonly (readonly [string, string])[] = [
+  ["--append", "A"],
+  ["--check", "C"],
+  ["--delete", "D"],
+  ["--insert", "I"],
+  ["--replace", "R"],
+  ["--list", "L"],
+  ["--list-rules", "S"],
+  ["--flush", "F"],
+  ["--zero", "Z"],
+  ["--new-chain", "N"],
+  ["--delete-chain", "X"],
+  ["--rename-chain", "E"],
+  ["--policy", "P"],
+  ["--source", "s"],
+  ["--src", "s"],
+  ["--destination", "d"],
+  ["--dst", "d"],
+  ["--protocol", "p"],
+  ["--in-interface", "i"],
+  ["--jump", "j"],
+  ["--table", "t"],
+  ["--match", "m"],
+  ["--numeric", "n"],
+  ["--out-interface", "o"],
+  ["--verbose", "v"],
+  ["--wait", "w"],
+  ["--wait-interval", "W"],
+  ["--exact", "x"],
+  ["--fragments", "f"],
+  ["--version", "V"],
+  ["--help", "h"],
+  ["--line-numbers", "0"],
+  ["--modprobe", "M"],
+  ["--set-counters", "c"],
+  ["--goto", "g"],
+  ["--ipv4", "4"],
+  ["--ipv6", "6"],
+];
+
+/** The spelling the rule parser's switch reads for each global option it handles. */
+const GLOBAL_SPELLING: Readonly<Record<string, string>> = {
+  s: "--source",
+  d: "--destination",
+  p: "--protocol",
+  i: "--in-interface",
+  o: "--out-interface",
+  j: "--jump",
+  g: "--goto",
+  m: "--match",
+  f: "--fragment",
+};
+
+/** The long spellings the rule parser's switch reads as they are (not looked up as prefixes). */
+const GLOBAL_EXACT: ReadonlySet<string> = new Set([
+  "--source",
+  "--src",
+  "--destination",
+  "--dst",
+  "--in-interface",
+  "--out-interface",
+  "--protocol",
+  "--proto",
+  "--fragment",
+  "--match",
+  "--jump",
+  "--goto",
+]);
+
+/** What a long option that is no option's exact name stands for, as getopt_long resolves it. */
+type PrefixOwner =
+  | { readonly kind: "global"; readonly spelling: string | null }
+  | { readonly kind: "extension"; readonly spec: OptionSpec; readonly slot: MatchSlot | TargetSlot }
+  | { readonly kind: "ambiguous" }
+  | null;
+
+/**
+ * getopt_long takes an unambiguous prefix of a long option (`--dport` for multiport's
+ * `--dports`): among iptables' own options and those of the extensions loaded so far (the
+ * target, the matches, and `implicit` when the protocol's match is being loaded). Spellings
+ * of one option (`--sport`, `--source-port`) are one candidate. `globals` false leaves
+ * iptables' own options out (a pass-through extension is loaded: its options are unknown here,
+ * and one of them may be the exact name the prefix stands for).
+ */
 function findOwnerByPrefix(
   prefix: string,
   target: TargetSlot | null,
   matches: readonly MatchSlot[],
-): { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null {
-  let found: { spec: OptionSpec; slot: MatchSlot | TargetSlot } | null = null;
-  const consider = (
-    slot: MatchSlot | TargetSlot,
-    options: ReadonlyMap<string, OptionSpec> | undefined,
-  ): boolean => {
+  implicit: MatchSlot | null,
+  globals: boolean,
+): PrefixOwner {
+  let found: PrefixOwner = null;
+  let global: string | null = null;
+  if (globals) {
+    for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
+      if (!spelling.startsWith(prefix)) continue;
+      if (global !== null && global !== option) return { kind: "ambiguous" };
+      global = option;
+    }
+    if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
+  }
+  const consider = (slot: MatchSlot | TargetSlot): boolean => {
+    const options = slot.extension?.options;
     if (options === undefined) return true;
     for (const [spelling, spec] of options) {
       if (!spelling.startsWith(prefix)) continue;
-      if (found !== null && found.spec.canon !== spec.canon) return false;
-      found = { spec, slot };
+      if (
+        found !== null &&
+        (found.kind !== "extension" || found.spec.canon !== spec.canon || found.slot !== slot)
+      )
+        return false;
+      found = { kind: "extension", spec, slot };
     }
     return true;
   };
-  if (target !== null && !consider(target, target.extension?.options)) return null;
+  if (target !== null && !consider(target)) return { kind: "ambiguous" };
   for (let m = matches.length - 1; m >= 0; m--) {
-    const slot = matches[m] as MatchSlot;
-    if (!consider(slot, slot.extension?.options)) return null;
+    if (!consider(matches[m] as MatchSlot)) return { kind: "ambiguous" };
   }
+  if (implicit !== null && !consider(implicit)) return { kind: "ambiguous" };
   return found;
 }
 
-function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Backend): CanonicalRule {
+/** The built-in chains packets arrive in (no output interface yet), and those they leave by. */
+const INCOMING_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT"]);
+const OUTGOING_CHAINS: ReadonlySet<string> = new Set(["OUTPUT", "POSTROUTING"]);
+
+function canonicalizeArgs(
+  args: readonly string[],
+  family: IPFamily,
+  backend: Backend,
+  chain?: string,
+): CanonicalRule {
   let source: AddressMatch | null = null;
   let destination: AddressMatch | null = null;
   let inInterface: InterfaceMatch | null = null;
   let outInterface: InterfaceMatch | null = null;
   let protocol: ProtocolMatch | null = null;
   let fragment: FragmentMatch | null = null;
+  // `-p all` and `-i +` match anything and are not kept, but a second -p or -i is still refused.
+  let seenProtocol = false;
+  // Where -i and -o were given (-1: not).
+  let inInterfaceAt = -1;
+  let outInterfaceAt = -1;
   let seenSource = false;
   let seenDestination = false;
   let sourceList = -1;
   let destinationList = -1;
+  // The first `!` before -s or -d (-1: none), refused with a list in either.
+  let addressNegated = -1;
   const slots: MatchSlot[] = [];
   let target: TargetSlot | null = null;
   // The extension that receives options nobody else knows (a pass-through match or target).
@@ -209,7 +331,7 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
   const n = args.length;
   let i = 0;
   while (i < n) {
-    const arg = args[i] as string;
+    let arg = args[i] as string;
     if (arg === "!") {
       if (negated) fail("multiple `!' flags not allowed", i);
       negated = true;
@@ -218,6 +340,17 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       continue;
     }
     if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
+    // A long option that is no option's exact name stands for the one it is a unique prefix of.
+    let prefixOwner: PrefixOwner = null;
+    // (An extension option's exact owner, looked up once here for a long option.)
+    let exact: ReturnType<typeof findOwner> | undefined;
+    if (arg.charCodeAt(1) === 45 && arg.length > 2 && !GLOBAL_EXACT.has(arg)) {
+      exact = findOwner(arg, target, slots);
+      if (exact === null) {
+        prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
+        if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
+      }
+    }
     switch (arg) {
       case "-s":
       case "--source":
@@ -242,6 +375,7 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
         } else {
           match = readAddress(args, i, negated, ctx);
         }
+        if (negated && addressNegated < 0) addressNegated = negationIndex;
         if (isSource) {
           seenSource = true;
           source = match;
@@ -258,12 +392,17 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       case "-o":
       case "--out-interface": {
         const isIn = arg === "-i" || arg === "--in-interface";
-        if (isIn ? inInterface !== null : outInterface !== null) {
+        if ((isIn ? inInterfaceAt : outInterfaceAt) >= 0) {
           fail(`multiple -${isIn ? "i" : "o"} flags not allowed`, i);
         }
         const match = readInterface(args, i, negated);
-        if (isIn) inInterface = match;
-        else outInterface = match;
+        if (isIn) {
+          inInterface = match;
+          inInterfaceAt = i;
+        } else {
+          outInterface = match;
+          outInterfaceAt = i;
+        }
         negated = false;
         i += 2;
         continue;
@@ -271,11 +410,13 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       case "-p":
       case "--protocol":
       case "--proto": {
-        if (protocol !== null) fail("multiple -p flags not allowed", i);
+        if (seenProtocol) fail("multiple -p flags not allowed", i);
+        seenProtocol = true;
         const text = valueAfter(args, i);
         const num = protocolNumber(text);
         if (num < 0) fail(`unknown protocol "${text}" specified`, i + 1);
-        if (num !== 0 || negated) protocol = { negated, number: num, name: protocolName(num) };
+        if (num === 0 && negated) fail("rule would never match protocol", i);
+        if (num !== 0) protocol = { negated, number: num, name: protocolName(num) };
         negated = false;
         i += 2;
         continue;
@@ -311,6 +452,10 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
         const name = valueAfter(args, i);
         const goto = arg === "-g" || arg === "--goto";
         if (name.length === 0) fail("empty target name", i + 1);
+        if (goto && (VERDICTS.has(name) || TARGET_EXTENSIONS.has(name) || PASS_THROUGH_TARGETS.has(name))) {
+          // -g takes a user chain only; the backends word it differently.
+          fail(backend === "nft" ? `Chain '${name}' does not exist` : `goto '${name}' is not a chain`, i + 1);
+        }
         const extension = TARGET_EXTENSIONS.get(name) ?? null;
         const isPassThrough = extension === null && PASS_THROUGH_TARGETS.has(name);
         target = { name, goto, extension, passThrough: isPassThrough, raw: [], argIndex: i };
@@ -321,33 +466,44 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
       default:
         break;
     }
-    // An extension option.
-    let owner = findOwner(arg, target, slots);
+    // An extension option: its exact name, or a unique prefix, among the extensions loaded.
+    let owner = exact === undefined ? findOwner(arg, target, slots) : exact;
+    if (owner === null && prefixOwner !== null) {
+      if (prefixOwner.kind === "extension") owner = prefixOwner;
+      else fail(`unknown option "${arg}"`, i);
+    }
     if (owner === null && protocol !== null && !protocol.negated) {
+      // Else iptables loads the protocol's match (where its first option appears, spec §3) and
+      // reads the option again, now among that match's options too.
       const implicitName = implicitMatchName(protocol.number, family);
       const implicit = implicitName === null ? undefined : MATCH_EXTENSIONS.get(implicitName);
-      const spec = implicit?.options.get(arg);
-      if (implicit !== undefined && spec !== undefined && implicitName !== null) {
-        // iptables loads the protocol's match where its first option appears (spec §3).
+      if (implicit !== undefined && implicitName !== null) {
         const slot: MatchSlot = { name: implicitName, extension: implicit, raw: [], argIndex: i };
-        slots.push(slot);
-        owner = { spec, slot };
+        const spec = implicit.options.get(arg);
+        if (spec !== undefined) owner = { spec, slot };
+        else if (arg.charCodeAt(1) === 45 && arg.length > 2) {
+          const found = findOwnerByPrefix(arg, target, slots, slot, passThrough === null);
+          if (found?.kind === "extension" && found.slot === slot) owner = found;
+          else if (found !== null) fail(`unknown option "${arg}"`, i);
+        }
+        if (owner !== null) slots.push(slot);
       }
     }
-    if (owner === null && arg.startsWith("--") && arg.length > 3)
-      owner = findOwnerByPrefix(arg, target, slots);
     if (owner !== null) {
       const { spec, slot } = owner;
       if (negated && !spec.invert) fail(`option "${arg}" cannot be inverted`, negationIndex);
       if (spec.arity > 0 && i + spec.arity >= n) {
         fail(`option "${arg}" requires an argument`, i);
       }
+      const repeated = repeatedOption(slot.extension?.once, slot.raw, spec.canon);
+      if (repeated !== null) fail(repeated, i);
       slot.raw.push({
         name: spec.canon,
         negated,
         values: spec.arity === 0 ? [] : args.slice(i + 1, i + 1 + spec.arity),
         argIndex: i,
         protocolSoFar: protocol === null || protocol.negated ? -1 : protocol.number,
+        protocolGiven: protocol === null ? -1 : protocol.number,
       });
       negated = false;
       i += 1 + spec.arity;
@@ -367,6 +523,7 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
         values: args.slice(i + 1, j),
         argIndex: i,
         protocolSoFar: protocol === null ? -1 : protocol.number,
+        protocolGiven: protocol === null ? -1 : protocol.number,
       });
       negated = false;
       i = j;
@@ -375,7 +532,16 @@ function canonicalizeArgs(args: readonly string[], family: IPFamily, backend: Ba
     fail(`unknown option "${arg}"`, i);
   }
   if (negated) fail("`!' must be followed by an option", negationIndex);
-  if (sourceList >= 0 || destinationList >= 0) throw new AddressListSignal(sourceList, destinationList);
+  if (chain !== undefined) {
+    if (inInterfaceAt >= 0 && OUTGOING_CHAINS.has(chain)) fail(`Can't use -i with ${chain}`, inInterfaceAt);
+    if (outInterfaceAt >= 0 && INCOMING_CHAINS.has(chain)) fail(`Can't use -o with ${chain}`, outInterfaceAt);
+  }
+  if (sourceList >= 0 || destinationList >= 0) {
+    // One kernel rule per address pair: iptables will not negate such a set.
+    if (addressNegated >= 0)
+      fail("! not allowed with multiple source or destination IP addresses", addressNegated);
+    throw new AddressListSignal(sourceList, destinationList);
+  }
 
   const ectx: ExtensionContext = { family, backend, protocol };
   const matches: CanonicalMatch[] = [];
@@ -483,7 +649,7 @@ export function tryCanonicalizeRule(
   options?: CanonicalizeOptions,
 ): CanonicalizeResult {
   try {
-    return { ok: true, rule: canonicalizeArgs(args, family, options?.backend ?? "nft") };
+    return { ok: true, rule: canonicalizeArgs(args, family, options?.backend ?? "nft", options?.chain) };
   } catch (e) {
     if (e instanceof RuleSpecError) {
       return {

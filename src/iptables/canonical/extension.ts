@@ -31,6 +31,8 @@ export interface RawOption {
   readonly argIndex: number;
   /** The `-p` protocol number known when it was read (-1 when none), for parse-time checks. */
   readonly protocolSoFar: number;
+  /** The same, with or without `!` before `-p` (a NAT target's port check ignores it). */
+  readonly protocolGiven: number;
 }
 
 /** What an extension's `finish` may consult. */
@@ -68,6 +70,34 @@ export function rejectRepeat(raw: readonly RawOption[], index: number, owner: st
       throw new RuleSpecError(`${owner}: option "${r.name}" can only be used once`, r.argIndex);
     }
   }
+}
+
+/**
+ * Builds the table of options iptables takes at most once in one extension: each row is the
+ * canonical options that exclude each other and the message iptables gives for the second one.
+ */
+export function onceTable(
+  rows: readonly (readonly [readonly string[], string])[],
+): ReadonlyMap<string, string> {
+  const map = new Map<string, string>();
+  for (const [names, message] of rows) for (const n of names) map.set(n, message);
+  return map;
+}
+
+/**
+ * The message iptables gives when option `canon` joins the options already given to one
+ * extension (`raw`) and one of them is the same option or excludes it; null when none does.
+ * Checked as each option is read, as iptables does, so that the first offender is named.
+ */
+export function repeatedOption(
+  once: ReadonlyMap<string, string> | undefined,
+  raw: readonly RawOption[],
+  canon: string,
+): string | null {
+  const message = once?.get(canon);
+  if (message === undefined) return null;
+  for (const r of raw) if (once?.get(r.name) === message) return message;
+  return null;
 }
 
 /** The first value of an option (the table guarantees its arity). */

@@ -12,6 +12,7 @@ import {
   type ExtensionContext,
   firstValue,
   type OptionSpec,
+  onceTable,
   option,
   optionTable,
   type RawOption,
@@ -35,6 +36,8 @@ import {
 export interface MatchExtension {
   /** Option spellings it owns. */
   readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Options iptables refuses twice in one `-m` (see {@link onceTable}); others check in `finish`. */
+  readonly once?: ReadonlyMap<string, string>;
   /**
    * Builds the canonical match from the options given to one `-m name` (in input order), or
    * returns null when the backend drops the whole match.
@@ -110,8 +113,29 @@ function requireProtocol(name: string, wanted: number, ctx: ExtensionContext, ar
   }
 }
 
-function makePortMatch(): MatchExtension {
+/**
+ * What iptables says to a repeated option of tcp, udp or sctp: tcp and sctp have their own
+ * words, udp the generic one; `--syn` and `--tcp-flags` exclude each other.
+ */
+function portOnce(name: string): ReadonlyMap<string, string> {
+  if (name === "udp") {
+    return onceTable([
+      [["--sport"], 'udp: option "--source-port" can only be used once'],
+      [["--dport"], 'udp: option "--destination-port" can only be used once'],
+    ]);
+  }
+  return onceTable([
+    [["--sport"], "Only one `--source-port' allowed"],
+    [["--dport"], "Only one `--destination-port' allowed"],
+    [["--syn", "--tcp-flags"], "Only one of `--syn' or `--tcp-flags'  allowed"],
+    [["--tcp-option"], "Only one `--tcp-option' allowed"],
+    [["--chunk-types"], "Only one `--chunk-types' allowed"],
+  ]);
+}
+
+function makePortMatch(protocolName: string): MatchExtension {
   return {
+    once: portOnce(protocolName),
     options: optionTable([
       [["--sport", "--source-port"], 1, true],
       [["--dport", "--destination-port"], 1, true],
@@ -669,6 +693,7 @@ const recent: MatchExtension = {
 
 const nfacct: MatchExtension = {
   options: optionTable([[["--nfacct-name"], 1, false]]),
+  once: onceTable([[["--nfacct-name"], 'nfacct: option "--nfacct-name" can only be used once']]),
   finish(name, raw, _ctx, argIndex) {
     const r = raw[raw.length - 1];
     if (r === undefined) return fail(`nfacct: option "--nfacct-name" must be specified`, argIndex);
@@ -830,8 +855,10 @@ function makeIcmp(
   protocol: number,
   table: readonly (readonly [string, number, number, number])[],
 ): MatchExtension {
+  const owner = protocol === 1 ? "icmp" : "icmp6";
   return {
     options: optionTable([[[optionName], 1, true]]),
+    once: onceTable([[[optionName], `${owner}: option "${optionName}" can only be used once`]]),
     finish(name, raw, ctx, argIndex) {
       requireProtocol(name, protocol, ctx, argIndex);
       const r = raw[raw.length - 1];
@@ -861,14 +888,12 @@ function makeIcmp(
 
 // ---------------------------------------------------------------------------- registry
 
-const tcpUdpSctp = makePortMatch();
-
 /** The match extensions the canonicalizer models, by `-m` name. */
 export const MATCH_EXTENSIONS: ReadonlyMap<string, MatchExtension> = new Map<string, MatchExtension>([
   ["comment", comment],
-  ["tcp", tcpUdpSctp],
-  ["udp", tcpUdpSctp],
-  ["sctp", tcpUdpSctp],
+  ["tcp", makePortMatch("tcp")],
+  ["udp", makePortMatch("udp")],
+  ["sctp", makePortMatch("sctp")],
   ["multiport", multiport],
   ["statistic", statistic],
   ["mark", mark],

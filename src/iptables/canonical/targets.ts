@@ -11,6 +11,7 @@ import {
   type ExtensionContext,
   firstValue,
   type OptionSpec,
+  onceTable,
   option,
   optionTable,
   type RawOption,
@@ -23,6 +24,8 @@ import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } fro
 export interface TargetExtension {
   /** Option spellings it owns. */
   readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Options iptables refuses twice after one `-j` (see {@link onceTable}); others check in `finish`. */
+  readonly once?: ReadonlyMap<string, string>;
   /** Builds the canonical target from the options given to it, in input order. */
   finish(
     name: string,
@@ -37,11 +40,15 @@ const fail = (message: string, argIndex: number): never => {
   throw new RuleSpecError(message, argIndex);
 };
 
-/** Protocols a NAT port range is allowed with (spec §8.4). */
-const PORT_PROTOCOLS = new Set([6, 17, 132, 33]);
+/**
+ * Protocols a NAT port range is allowed with (spec §8.4): tcp, udp, sctp, dccp, and icmp (its
+ * id is NATed as a port), by the `-p` number given before the option, `!` or not, in both
+ * families (checked against iptables 1.8.9: `! -p tcp` and `-p icmp` pass, ipv6-icmp does not).
+ */
+const PORT_PROTOCOLS = new Set([6, 17, 132, 33, 1]);
 
 function requirePortProtocol(r: RawOption): void {
-  if (!PORT_PROTOCOLS.has(r.protocolSoFar))
+  if (!PORT_PROTOCOLS.has(r.protocolGiven))
     fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
 }
 
@@ -289,6 +296,7 @@ const REJECT6: readonly (readonly [string, string])[] = [
 
 const reject: TargetExtension = {
   options: optionTable([[["--reject-with"], 1, false]]),
+  once: onceTable([[["--reject-with"], 'REJECT: option "--reject-with" can only be used once']]),
   finish(name, goto, raw, ctx) {
     const table = ctx.family === "IPv4" ? REJECT4 : REJECT6;
     let rejectWith = ctx.family === "IPv4" ? "icmp-port-unreachable" : "icmp6-port-unreachable";
@@ -376,13 +384,14 @@ const nflog: TargetExtension = {
     [["--nflog-size"], 1, false],
     [["--nflog-threshold"], 1, false],
   ]),
-  finish(name, goto, raw) {
+  finish(name, goto, raw, ctx) {
     const values = new Map<string, string>();
     for (let at = 0; at < raw.length; at++) {
       const r = raw[at] as RawOption;
       rejectRepeat(raw, at, name);
       const v = firstValue(r);
-      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, 63));
+      // nft keeps a prefix of 127 bytes (its log expression's), legacy's xt_NFLOG 63.
+      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, ctx.backend === "nft" ? 127 : 63));
       else {
         const n = parseDecimal(v, r.name === "--nflog-group" ? 65535 : 0xffffffff);
         if (n < 0) fail(`NFLOG: bad value for option "${r.name}"`, r.argIndex + 1);
@@ -394,12 +403,19 @@ const nflog: TargetExtension = {
     if (prefix !== undefined && prefix.length > 0) options.push(option("--nflog-prefix", false, [prefix]));
     const group = values.get("--nflog-group");
     if (group !== undefined && group !== "0") options.push(option("--nflog-group", false, [group]));
-    for (const n of ["--nflog-range", "--nflog-size"]) {
-      const v = values.get(n);
-      if (v !== undefined) options.push(option(n, false, [v]));
+    const range = values.get("--nflog-range");
+    if (range !== undefined && values.has("--nflog-size")) {
+      const at = raw.find((r) => r.name === "--nflog-range")?.argIndex ?? 0;
+      fail('NFLOG: option "--nflog-range" cannot be used together with "--nflog-size"', at);
     }
+    // nft has no place for the range (it never worked): its save drops it.
+    if (range !== undefined && ctx.backend === "legacy")
+      options.push(option("--nflog-range", false, [range]));
+    const size = values.get("--nflog-size");
+    if (size !== undefined) options.push(option("--nflog-size", false, [size]));
+    // iptables-save prints the threshold unless it is 0 (what the kernel stores when none is given).
     const threshold = values.get("--nflog-threshold");
-    if (threshold !== undefined && threshold !== "1")
+    if (threshold !== undefined && threshold !== "0")
       options.push(option("--nflog-threshold", false, [threshold]));
     return { kind: "generic", name, goto, options };
   },

@@ -42,7 +42,13 @@ import { IPV4, IPV6, matchFamilies } from "../shape/match.js";
 import { recordSourceLines } from "../state.js";
 import { deferredTable } from "./deferred.js";
 import { EntryLog } from "./entry-log.js";
-import { type KnownChains, type ProblemToken, type RuleTarget, TableStructure } from "./table-structure.js";
+import {
+  type KnownChains,
+  natDropMessage,
+  type ProblemToken,
+  type RuleTarget,
+  TableStructure,
+} from "./table-structure.js";
 import { TokenCache, tokenizeLine, WordReader } from "./tokenize.js";
 
 /**
@@ -651,9 +657,12 @@ class Parser {
       const w = words[k] as string;
       if (w.length < 15 && (w === "-c" || w === "--set-counters")) return false;
     }
+    const chain = words[0] as string;
+    // `-i` in OUTPUT, `-o` in INPUT … is refused by the chain's name (the shapes do not know
+    // it): the general path judges those (a comment's value `-i` only sends it there too).
+    if (chain.length >= 5 && HOOK_CHAINS.has(chain) && hasInterfaceOption(words, count)) return false;
     const verdict = matchFamilies(words, 1, count, this.fastFamilies, this.backend);
     if (verdict === 0) return false;
-    const chain = words[0] as string;
     // A rule valid in one family only counts against the other. Family detection needs only the
     // IPv6 ones: an address valid in IPv4 holds no `:`.
     if (verdict === IPV4) this.quickIPv4Rules++;
@@ -826,6 +835,11 @@ class Parser {
         this.problem(line, this.tokenColumn(start, end, newline, k), "-P needs a chain and a policy");
         return;
       }
+      // iptables' command parser refuses it; a `:CHAIN DROP` line in nat is taken.
+      if (policy === "DROP" && table.structure.table === "nat") {
+        this.problem(line, this.tokenColumn(start, end, newline, k + 2), natDropMessage("nat"));
+        return;
+      }
       pushBuilt(table, { kind: "policy", op: "-P", chain, policy }, line);
       table.structure.command(null, chain);
       return;
@@ -913,8 +927,8 @@ class Parser {
 
   /** Checks every rule's argv with the canonicalizer (the family is known only now). */
   checkRules(family: IPFamily): void {
-    const options = { backend: this.backend } as const;
     for (const p of this.pending) {
+      const options = { backend: this.backend, chain: p.rule.chain };
       const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) {
         p.structure.setTarget(p.entry, ruleTarget(result.rule.target));
@@ -1051,6 +1065,18 @@ function commonLength(a: string, aStart: number, b: string, bStart: number, leng
   return n;
 }
 
+/** The built-in chains where iptables refuses `-i` or `-o` by name. */
+const HOOK_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
+
+/** Whether `words[1..count)` hold an interface option (or a value spelled like one). */
+function hasInterfaceOption(words: readonly string[], count: number): boolean {
+  for (let k = 1; k < count; k++) {
+    const w = words[k] as string;
+    if (w === "-i" || w === "-o" || w === "--in-interface" || w === "--out-interface") return true;
+  }
+  return false;
+}
+
 /** Whether a target name is a chain: not a verdict nor a target extension iptables ships. */
 function isChainName(name: string): boolean {
   // No verdict or target extension is named KUBE-…: kube-proxy's chains skip the lookups.
@@ -1069,9 +1095,9 @@ function lastJump(args: readonly string[]): RuleTarget | null {
   return null;
 }
 
-/** The structure check's view of a canonical target. */
+/** The structure check's view of a canonical target (a verdict too: DROP is not for nat). */
 function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
-  if (target === null || target.kind === "verdict") return null;
+  if (target === null) return null;
   return { name: target.name, isChain: target.kind === "chain" };
 }
 

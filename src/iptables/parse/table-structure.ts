@@ -12,10 +12,14 @@ import { IntList } from "../../int-list.js";
 import type { Backend } from "../../ir/canonical-types.js";
 import { BUILTIN_CHAINS, type ChainDeclaration } from "../../ir/types.js";
 
-/** Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}). */
+/**
+ * Where a target may be used: tables (null: any) and hooks (bits of {@link HOOK_BITS}); and a
+ * table iptables itself refuses it in, before the kernel sees it (with its own message).
+ */
 interface TargetPlace {
   readonly tables: readonly string[] | null;
   readonly hooks: number;
+  readonly refusedIn?: string;
 }
 
 /** The netfilter hook of each built-in chain, as a bit. */
@@ -35,6 +39,8 @@ const ANY_HOOK = 31;
  * the rules (SECMARK, SET, HMARK) are not judged here.
  */
 const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPlace>([
+  // iptables' command parser refuses DROP in nat (the kernel would take it).
+  ["DROP", { tables: null, hooks: ANY_HOOK, refusedIn: "nat" }],
   // xt_REJECT (ipt_REJECT / ip6t_REJECT): table "filter".
   ["REJECT", { tables: ["filter"], hooks: ANY_HOOK }],
   // nf_nat: DNAT and REDIRECT rewrite the destination before routing (PREROUTING, OUTPUT) …
@@ -60,6 +66,16 @@ const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPl
   ["CLASSIFY", { tables: null, hooks: 4 | 8 | 16 }],
   ["SYNPROXY", { tables: null, hooks: 2 | 4 }],
 ]);
+
+/**
+ * What iptables says to `-j DROP` (or `-P … DROP`) in the nat table.
+ *
+ * @example
+ * natDropMessage("nat") // 'The "nat" table is not intended for filtering, the use of DROP is therefore inhibited.'
+ */
+export function natDropMessage(table: string): string {
+  return `The "${table}" table is not intended for filtering, the use of DROP is therefore inhibited.`;
+}
 
 const HOOK_NAMES = ["PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"] as const;
 
@@ -477,8 +493,10 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
   /** Per id: whether the chain is declared now (`user` of iptables-restore's view). */
   const user = new Uint8Array(names.length);
   const isBuiltin = (id: number): boolean => id >= 0 && id < builtins;
-  /** The jumps, as pairs of ids (a chain to the chain a rule of it jumps to). */
+  /** The jumps, as triples: a chain's id, the id of the chain a rule of it jumps to, the line. */
   const jumps = new IntList(1024);
+  /** Whether a command may have taken a jump away again (-D, -R, -F, -X …): loops are not judged. */
+  let jumpsMayVanish = false;
   /** The rules whose target only some hooks allow: their chain, their place, their line. */
   const restricted = new IntList();
   let c = 0;
@@ -494,7 +512,9 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       r++;
     }
   }
+  const graph = jumpGraph(names.length, jumps);
   checkPlaces();
+  if (!jumpsMayVanish) checkLoops();
   return problems;
 
   function declare(id: number, d: ChainDeclaration, line: number): void {
@@ -543,6 +563,7 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     else if (op === OP_NEW) user[from] = 1;
     else if (op === OP_DELETE) user[from] = 0;
     else if (op === OP_DELETE_ALL) user.fill(0);
+    if (op !== OP_APPEND && op !== OP_RUN && op !== OP_NEW) jumpsMayVanish = true;
   }
 
   function rule(from: number, target: number, line: number): void {
@@ -571,15 +592,20 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       }
       // (A chain's rules often jump to one chain in turn: the same jump is kept once.)
       const n = jumps.length;
-      if (n === 0 || jumps.at(n - 2) !== from || jumps.at(n - 1) !== target) {
+      if (n === 0 || jumps.at(n - 3) !== from || jumps.at(n - 2) !== target) {
         jumps.push(from);
         jumps.push(target);
+        jumps.push(line);
       }
       return;
     }
     const place = TARGET_PLACE - target;
     const name = PLACE_NAMES[place] as string;
-    const { tables, hooks } = PLACES[place] as TargetPlace;
+    const { tables, hooks, refusedIn } = PLACES[place] as TargetPlace;
+    if (refusedIn === table) {
+      problems.push({ line, token: { kind: "target", name }, message: natDropMessage(table) });
+      return;
+    }
     if (tables !== null && !tables.includes(table)) {
       problems.push({
         line,
@@ -598,23 +624,8 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
   /** The hooks each restricted rule's chain is reached from, against those its target allows. */
   function checkPlaces(): void {
     if (restricted.length === 0) return;
-    // The jumps of each chain, in one array (`first[id]` to `first[id + 1]`).
     const n = names.length;
-    const pairs = jumps.view();
-    const first = new Int32Array(n + 1);
-    for (let k = 0; k < pairs.length; k += 2) {
-      const from = pairs[k] as number;
-      first[from + 1] = (first[from + 1] as number) + 1;
-    }
-    for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
-    const to = new Int32Array(pairs.length / 2);
-    const filled = first.slice(0, n);
-    for (let k = 0; k < pairs.length; k += 2) {
-      const from = pairs[k] as number;
-      const at = filled[from] as number;
-      filled[from] = at + 1;
-      to[at] = pairs[k + 1] as number;
-    }
+    const { first, to } = graph;
     const reached = new Uint8Array(n);
     const stack = new Int32Array(n);
     for (let b = 0; b < builtins; b++) {
@@ -652,4 +663,102 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     }
     if (found) problems.sort((a, b) => a.line - b.line);
   }
+
+  /**
+   * A loop of jumps reached from a built-in chain: the kernel refuses it (nft: "Too many links"
+   * at the rule that closes it; legacy: the whole table). One not reached is taken. One walk
+   * (depth first, each chain entered once), reported at the latest line of the path and loop.
+   */
+  function checkLoops(): void {
+    const { first, to, line } = graph;
+    const n = names.length;
+    if (to.length === 0) return;
+    // 0: not entered, 1: on the walk's path, 2: done.
+    const state = new Uint8Array(n);
+    const path = new Int32Array(n);
+    const cursor = new Int32Array(n);
+    /** The jump that entered each chain of the path (-1 for the built-in chain). */
+    const via = new Int32Array(n);
+    for (let b = 0; b < builtins; b++) {
+      if (state[b] !== 0) continue;
+      let depth = 0;
+      path[0] = b;
+      cursor[0] = first[b] as number;
+      via[0] = -1;
+      state[b] = 1;
+      while (depth >= 0) {
+        const chain = path[depth] as number;
+        const k = cursor[depth] as number;
+        if (k >= (first[chain + 1] as number)) {
+          state[chain] = 2;
+          depth--;
+          continue;
+        }
+        cursor[depth] = k + 1;
+        const next = to[k] as number;
+        if (state[next] === 0) {
+          depth++;
+          path[depth] = next;
+          cursor[depth] = first[next] as number;
+          via[depth] = k;
+          state[next] = 1;
+        } else if (state[next] === 1) {
+          reportLoop(path, via, depth, k, next);
+          return;
+        }
+      }
+    }
+
+    function reportLoop(
+      path: Int32Array,
+      via: Int32Array,
+      depth: number,
+      closing: number,
+      back: number,
+    ): void {
+      let last = closing;
+      let start = depth;
+      for (let d = 1; d <= depth; d++) {
+        const k = via[d] as number;
+        if ((line[k] as number) > (line[last] as number)) last = k;
+        if (path[d] === back) start = d;
+      }
+      if (path[0] === back) start = 0;
+      const loop: string[] = [];
+      for (let d = start; d <= depth && loop.length < 8; d++) loop.push(names[path[d] as number] as string);
+      if (depth - start + 1 > loop.length) loop.push("…");
+      loop.push(names[back] as string);
+      problems.push({
+        line: line[last] as number,
+        token: { kind: "target", name: names[to[last] as number] as string },
+        message: `RULE_APPEND failed (Too many links): the jumps ${loop.join(" -> ")} loop, reached from ${names[path[0] as number]}`,
+      });
+      problems.sort((a, b) => a.line - b.line);
+    }
+  }
+}
+
+/** The jumps of each chain in one array (`to[first[id]]` to `to[first[id + 1]]`), with their lines. */
+function jumpGraph(
+  n: number,
+  jumps: IntList,
+): { readonly first: Int32Array; readonly to: Int32Array; readonly line: Int32Array } {
+  const triples = jumps.view();
+  const first = new Int32Array(n + 1);
+  for (let k = 0; k < triples.length; k += 3) {
+    const from = triples[k] as number;
+    first[from + 1] = (first[from + 1] as number) + 1;
+  }
+  for (let id = 0; id < n; id++) first[id + 1] = (first[id + 1] as number) + (first[id] as number);
+  const to = new Int32Array(triples.length / 3);
+  const line = new Int32Array(triples.length / 3);
+  const filled = first.slice(0, n);
+  for (let k = 0; k < triples.length; k += 3) {
+    const from = triples[k] as number;
+    const at = filled[from] as number;
+    filled[from] = at + 1;
+    to[at] = triples[k + 1] as number;
+    line[at] = triples[k + 2] as number;
+  }
+  return { first, to, line };
 }
