@@ -90,6 +90,16 @@ describe("table lines", () => {
   });
 });
 
+describe("unknown commands", () => {
+  it("a line of dots (a pasted listing cut short) says to remove it; other words do not", () => {
+    for (const dots of ["...", "....", "…"])
+      expect(problems(filter("-A INPUT -j ACCEPT", dots))).toEqual([
+        `3:1 unknown command \`${dots}' in a restore file: a line left out of a pasted listing; remove it`,
+      ]);
+    expect(problems(filter("frob"))).toEqual(["2:1 unknown command `frob' in a restore file"]);
+  });
+});
+
 describe("chain lines", () => {
   it("a built-in chain's policy is ACCEPT or DROP (or -)", () => {
     expect(problems(filter(":INPUT RETURN [0:0]"))).toEqual([

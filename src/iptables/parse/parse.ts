@@ -844,10 +844,12 @@ class Parser {
       table.structure.command(null, chain);
       return;
     }
+    // A line of dots is where a pasted listing was cut short (iptables-restore refuses it too).
+    const elided = /^(\.{3,}|…)$/.test(command) ? ": a line left out of a pasted listing; remove it" : "";
     this.problem(
       line,
       this.tokenColumn(start, end, newline, k),
-      `unknown command \`${command}' in a restore file`,
+      `unknown command \`${command}' in a restore file${elided}`,
     );
   }
 
