@@ -2,9 +2,9 @@
 // save dump, or a restore payload completed with the built-in chains and kube-proxy's jumps), or
 // the generated state of the cluster of one or more files and directories.
 
+import type { HeaderlessRead } from "../iptables/index.js";
 import { generateState, stateAfterFullSync } from "../iptables/output/rules.js";
 import { detectTextForm } from "../iptables/parse/detect.js";
-import type { HeaderlessRead } from "../iptables/index.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";

@@ -1,7 +1,7 @@
 // What a trace of a partial text (`iptables-save | grep`, `iptables -t nat -S`) cannot know, said
 // in notes: the chains the packet went through that the text does not hold.
-import type { HeaderlessRead } from "../iptables/index.js";
-import { isBuiltinChain, type RuleSet } from "../ir/types.js";
+import { type HeaderlessRead, NODEPORTS_COMMENT } from "../iptables/index.js";
+import { isBuiltinChain, type RuleSet, ruleTarget } from "../ir/types.js";
 import type { ChainRef, TraceResult } from "../trace/index.js";
 
 /** How many chains a note names before it counts the rest. */
@@ -41,15 +41,6 @@ export function absentChainsNote(file: string, result: TraceResult): string | nu
   return `${file}: the paths went through ${chains} the text lacks (${names}), traced as empty; the node's rules there may change the outcomes`;
 }
 
-/** The chain a rule jumps or goes to, or null (a verdict or an extension target is a name too). */
-function jumpOf(args: readonly string[]): string | null {
-  for (let i = args.length - 2; i >= 0; i--) {
-    const a = args[i];
-    if (a === "-j" || a === "--jump" || a === "-g" || a === "--goto") return args[i + 1] ?? null;
-  }
-  return null;
-}
-
 /**
  * The user chains of `state` that hold rules but that no rule of their table jumps to: in a
  * text cut from a node's (a grep extract), the rules that lead there are not in it.
@@ -62,7 +53,7 @@ export function unjumpedChains(state: RuleSet): ChainRef[] {
     for (const e of table.entries) {
       if (e.kind !== "rule" || e.op !== "-A") continue;
       filled.add(e.chain);
-      const to = jumpOf(e.args);
+      const to = ruleTarget(e.args);
       if (to !== null) jumped.add(to);
     }
     for (const d of table.chains)
@@ -74,8 +65,7 @@ export function unjumpedChains(state: RuleSet): ChainRef[] {
 
 // kube-proxy's last rule of nat KUBE-SERVICES, by its comment: its matches depend on the flags
 // (`-m addrtype --dst-type LOCAL`, or one `-d NODE-IP` rule per --nodeport-addresses address).
-const NODEPORTS_TAIL =
-  '-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" … -j KUBE-NODEPORTS';
+const NODEPORTS_TAIL = `-A KUBE-SERVICES -m comment --comment "${NODEPORTS_COMMENT}" … -j KUBE-NODEPORTS`;
 
 /**
  * The note for a trace of a headerless text that no service took, when the text has chains with

@@ -135,7 +135,9 @@ export function natHeadRules(ctx: GenerationContext): Rule[] {
   ];
 }
 
-const NODEPORTS_COMMENT = "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
+/** The comment of kube-proxy's last rule of nat KUBE-SERVICES, the jump to KUBE-NODEPORTS. */
+export const NODEPORTS_COMMENT =
+  "kubernetes service nodeports; NOTE: this must be the last rule in this chain";
 
 /** The final `KUBE-SERVICES` → `KUBE-NODEPORTS` rule(s) (§10). */
 export function nodePortsTailRules(ctx: GenerationContext): Rule[] {

@@ -12,7 +12,7 @@
  */
 
 // What the incremental engine and the diff build on: the writers' outputs, the context, the fixed chains.
-export { builtinJumps, jumpTargetChains, nodePortsTailRules } from "./base-chains.js";
+export { builtinJumps, jumpTargetChains, NODEPORTS_COMMENT, nodePortsTailRules } from "./base-chains.js";
 // The canonicalizer: one rule's argv → the structure the kernel stores and iptables-save prints.
 export { canonicalAddress, formatHost, parseHostBytes } from "./canonical/address.js";
 export {

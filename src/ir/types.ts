@@ -155,6 +155,21 @@ export const BUILTIN_CHAINS: Readonly<Record<string, readonly string[]>> = Objec
   }),
 );
 
+/**
+ * The target of a rule's last `-j`/`-g` (`--jump`/`--goto`), as its argv spells it: a chain, a
+ * verdict or a target extension; null for a rule without one.
+ *
+ * @example
+ * ruleTarget(["-m", "comment", "--comment", "x", "-j", "KUBE-SERVICES"]) // "KUBE-SERVICES"
+ */
+export function ruleTarget(args: readonly string[]): string | null {
+  for (let i = args.length - 2; i >= 0; i--) {
+    const a = args[i];
+    if (a === "-j" || a === "-g" || a === "--jump" || a === "--goto") return args[i + 1] ?? null;
+  }
+  return null;
+}
+
 /** Whether `chain` is a built-in chain of `table`. */
 export function isBuiltinChain(table: string, chain: string): boolean {
   const list = BUILTIN_CHAINS[table];

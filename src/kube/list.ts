@@ -244,16 +244,18 @@ export function skippedNote(skipped: readonly SkippedObject[]): Problem | undefi
   // say so, and which versions are read.
   const versions = skipped.filter((s) => s.apiVersion !== undefined).length;
   const n = skipped.length;
-  const what =
+  const one = n === 1;
+  const of =
     versions === 0
-      ? n === 1
-        ? "1 object of another kind"
-        : `${n} objects of other kinds`
+      ? one
+        ? "another kind"
+        : "other kinds"
       : versions === n
-        ? n === 1
-          ? "1 object of a version not read"
-          : `${n} objects of versions not read`
-        : `${n} objects of other kinds or versions`;
+        ? one
+          ? "a version not read"
+          : "versions not read"
+        : "other kinds or versions";
+  const what = `${one ? "1 object" : `${n} objects`} of ${of}`;
   const read = versions > 0 ? `; the versions read are ${VERSIONS_READ}` : "";
   return warning("OTHER_KIND", "", `skipped ${what}: ${named.join(", ")}${read}`);
 }

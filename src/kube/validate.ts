@@ -227,6 +227,13 @@ function checkTopKeys(r: Report, input: JsonObject): void {
   checkKnownKeys(r, input, INPUT_KEYS, "a cluster file", VECTOR_KEYS);
 }
 
+/** A field only one of the kinds read here has, and that kind (a Service by its `spec` last). */
+const LOOKS_LIKE: readonly (readonly [string, string])[] = [
+  ["addressType", "an EndpointSlice (apiVersion discovery.k8s.io/v1)"],
+  ["subsets", "an Endpoints object (apiVersion v1)"],
+  ["spec", "a Service (apiVersion v1)"],
+];
+
 /**
  * Why `input`, holding no Services or EndpointSlices, is a Kubernetes object that lost its
  * `kind`, or null. `kubectl get -o yaml` prints a List's `kind: List` after its items, so a paste
@@ -239,14 +246,7 @@ function kindlessObject(input: JsonObject): string | null {
   if (Array.isArray(input.items))
     return "a Kubernetes List without its `kind: List` line (kubectl prints `kind` and `metadata` after the items: was the output cut short?)";
   if (typeof input.metadata !== "object" || input.metadata === null) return null;
-  const kind =
-    "addressType" in input
-      ? "an EndpointSlice (apiVersion discovery.k8s.io/v1)"
-      : "subsets" in input
-        ? "an Endpoints object (apiVersion v1)"
-        : "spec" in input
-          ? "a Service (apiVersion v1)"
-          : null;
-  const which = kind === null ? "" : `: this looks like ${kind}`;
+  const kind = LOOKS_LIKE.find(([field]) => field in input)?.[1];
+  const which = kind === undefined ? "" : `: this looks like ${kind}`;
   return `a Kubernetes object without its \`kind\` and \`apiVersion\` (kubectl get -o yaml prints them)${which}`;
 }

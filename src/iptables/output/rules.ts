@@ -11,6 +11,7 @@ import {
   type Entry,
   type Rule,
   type RuleSet,
+  ruleTarget,
   type Table,
 } from "../../ir/types.js";
 import { DEFAULT_PROFILE, PROFILES, type ProfileTraits } from "../../model/profiles.js";
@@ -119,13 +120,12 @@ export function payloadTail(
   return { filterRules: forwardRules(ctx), natChains, natEntries };
 }
 
-/** Whether an entry is a plain append (what a state keeps of a payload). */
-/** A rule's chain and the target of its last `-j` (how a kube-proxy jump is recognised). */
+/** A rule's chain and its target (how a kube-proxy jump is recognised). */
 function jumpKey(rule: Rule): string {
-  const at = rule.args.lastIndexOf("-j");
-  return `${rule.chain} ${at < 0 ? "" : (rule.args[at + 1] ?? "")}`;
+  return `${rule.chain} ${ruleTarget(rule.args) ?? ""}`;
 }
 
+/** Whether an entry is a plain append (what a state keeps of a payload). */
 function isAppend(entry: Entry): entry is Rule {
   return entry.kind === "rule" && entry.op === "-A";
 }

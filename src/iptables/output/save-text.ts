@@ -11,7 +11,7 @@
 
 import type { Backend } from "../../ir/canonical-types.js";
 import { compareChainNames, sortByChainName } from "../../ir/chain-sort.js";
-import { BUILTIN_CHAINS, type IPFamily, type Rule } from "../../ir/types.js";
+import { BUILTIN_CHAINS, type IPFamily, type Rule, ruleTarget } from "../../ir/types.js";
 import type { ClusterModel } from "../../model/types.js";
 import { sortServicePorts } from "../../plan/service-port-order.js";
 import { builtinJumps, jumpTargetChains } from "../base-chains.js";
@@ -77,15 +77,6 @@ export const NO_TARGET = -1;
  */
 export function namedTargetPlace(code: number): number {
   return -2 - code;
-}
-
-/** The target of the last `-j`/`-g`/`--jump`/`--goto` of a rule's argv, if any. */
-function targetOfArgs(args: readonly string[]): string | null {
-  for (let i = args.length - 2; i >= 0; i--) {
-    const a = args[i];
-    if (a === "-j" || a === "-g" || a === "--jump" || a === "--goto") return args[i + 1] ?? null;
-  }
-  return null;
 }
 
 /** How many lines a string of whole lines holds. */
@@ -229,7 +220,7 @@ class TableText {
     for (const line of lines) run.push(line, "\n");
     if (this.recordTargets) {
       const chain = this.runChain as ChainText;
-      chain.target(this.targetCode(targetOfArgs(rule.args)), lines.length);
+      chain.target(this.targetCode(ruleTarget(rule.args)), lines.length);
       if (chain.plain) chain.plain = lines.every((line) => arePlainLines(`${line}\n`));
     }
   }
