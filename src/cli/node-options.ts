@@ -37,8 +37,9 @@ export function applyNodeOptions(
   values: Record<string, string | boolean | string[] | undefined>,
 ): ProxyConfigInput {
   // A config that is not an object (an array, a string) is left as it is, for validation to
-  // report: spreading it would turn it into a valid-looking {} and hide the mistake.
-  if (base !== undefined && (typeof base !== "object" || base === null || Array.isArray(base))) {
+  // report: spreading it would turn it into a valid-looking {} and hide the mistake. `null` is
+  // no config, as JSON's null is an absent field to the API server: the flags still apply.
+  if (base !== undefined && base !== null && (typeof base !== "object" || Array.isArray(base))) {
     return base;
   }
   const config: Mutable<ProxyConfigInput> = { ...base };
@@ -91,9 +92,17 @@ export function applyNodeOptions(
   return config;
 }
 
-/** The families to generate for: from --family, else the config's, else IPv4. */
-export function familiesOf(flag: string | undefined, config: ProxyConfigInput): ("IPv4" | "IPv6")[] {
-  if (flag === undefined) return [config.ipFamily ?? "IPv4"];
+/**
+ * The families to generate for: from --family, else the config's, else IPv4. The config is the
+ * file's, not yet validated (it may be `null` or hold any value): a family it does not spell
+ * right is left to validation to report, and IPv4 is taken meanwhile.
+ */
+export function familiesOf(flag: string | undefined, config: unknown): ("IPv4" | "IPv6")[] {
+  if (flag === undefined) {
+    const family =
+      typeof config === "object" && config !== null ? (config as ProxyConfigInput).ipFamily : undefined;
+    return [family === "IPv6" ? "IPv6" : "IPv4"];
+  }
   if (flag === "IPv4" || flag === "IPv6") return [flag];
   if (flag === "both") return ["IPv4", "IPv6"];
   throw new UsageError(`--family ${showArgument(flag)}: expected IPv4, IPv6 or both`);

@@ -153,4 +153,38 @@ describe.concurrent("a /0 detect-local CIDR exits 2 naming the flag or the field
       `kube-iptables: ${path}: config.masqueradeBit: 32 is not a mark bit (0-31)`,
     ]);
   });
+
+  // The family is chosen before the config is validated: a config that is not an object, or
+  // whose ipFamily is not a family, must reach validation rather than crash the choice.
+  test.each([
+    ["null", null, 0, []],
+    ["a string", "IPv6", 2, ['config: expected an object, got the string "IPv6"']],
+    ["a number ipFamily", { ipFamily: 6 }, 2, ["config.ipFamily: expected a string, got the number 6"]],
+  ])("a config that is %s reaches validation in every command", async (_what, config, code, messages) => {
+    const path = file(
+      `config-${String(_what).replaceAll(" ", "-")}.json`,
+      JSON.stringify({ config, services: [service], endpointSlices: [slice] }),
+    );
+    for (const args of [
+      ["generate", path],
+      ["generate", path, "--mode", "nftables"],
+      ["diff", path, path],
+      ["graph", path],
+      ["trace", path, "--src", "10.244.1.9", "--dst", "10.96.0.10:80"],
+    ]) {
+      const r = await runCliAsync(args);
+      expect(r.code, args.join(" ")).toBe(code);
+      expect(stderrLines(r), args.join(" ")).toEqual(messages.map((m) => `kube-iptables: ${path}: ${m}`));
+    }
+  });
+
+  test("a null config is no config: the node flags still apply", async () => {
+    const path = file(
+      "config-null-flags.json",
+      JSON.stringify({ config: null, services: [service], endpointSlices: [slice] }),
+    );
+    const r = await runCliAsync(["generate", path, "--masquerade-bit", "5", "--format", "restore"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("-A KUBE-MARK-MASQ -j MARK --or-mark 0x00000020");
+  });
 });
