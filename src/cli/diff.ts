@@ -13,6 +13,7 @@ import {
   sparingReferenced,
   summarizeDiff,
 } from "../diff/index.js";
+import { settingDifferences } from "../diff/node-settings.js";
 import { savedTextOf } from "../diff/saved-state.js";
 import { detectTextForm, type ExpectedText, tryApplyRestore } from "../iptables/index.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
@@ -40,6 +41,7 @@ import {
 } from "./node-options.js";
 import { readCluster, readClusterFiles } from "./read-cluster.js";
 import { parseRulesFile } from "./read-rules.js";
+import { settingNotes } from "./setting-notes.js";
 import { EXIT_DIFFER, EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const FORMATS = new Set(["summary", "restore"]);
@@ -281,6 +283,14 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
           : `${names.length} chains that kube-proxy does not own differ`;
       writeNote(oneLine(`${what} too (${shown.join(", ")}); --all-chains compares them`));
     }
+  }
+  // A node's dump against a cluster: differences that come from the node's settings, not its
+  // Services, are named with the flags that compare like with like.
+  if (diff.tables.length > 0 && oldSide.isRules !== newSide.isRules) {
+    const [node, cluster] = oldSide.isRules ? [oldSide, newSide] : [newSide, oldSide];
+    const [nodeFile, clusterFile] = oldSide.isRules ? [oldFile, newFile] : [newFile, oldFile];
+    for (const note of settingNotes(settingDifferences(node.state, cluster.state), nodeFile, clusterFile))
+      writeNote(note);
   }
   return diff.tables.length > 0 ? EXIT_DIFFER : EXIT_OK;
 }

@@ -1,0 +1,349 @@
+/**
+ * The node settings that kube-proxy's rules show (its masquerade mark, how it tells pod traffic,
+ * where node ports answer, …), read from two states and compared: a diff of a node's dump
+ * against a cluster whose differences come from the node's settings, not from its Services,
+ * can then say which flags make the cluster side's rules the node's. Only what both states show
+ * is compared: a setting one of them does not show (no Service, no such chain) says nothing.
+ *
+ * @module
+ */
+
+import { parsedChainOf } from "../iptables/index.js";
+import { type Rule, type RuleSet, ruleTarget, type Table } from "../ir/types.js";
+
+/**
+ * One node setting whose evidence differs between a node's rules and a cluster side's.
+ *
+ * @example
+ * const d: SettingDifference = {
+ *   setting: "masquerade mark",
+ *   node: "bit 15",
+ *   cluster: "bit 14",
+ *   chain: "nat KUBE-MARK-MASQ",
+ *   flags: ["--masquerade-bit", "15"],
+ * };
+ */
+export interface SettingDifference {
+  /** What the setting is, in words. */
+  readonly setting: string;
+  /** What the node's rules show of it. */
+  readonly node: string;
+  /** What the cluster side's rules show of it. */
+  readonly cluster: string;
+  /** Where the node's rules show it: `TABLE CHAIN`. */
+  readonly chain: string;
+  /** The CLI arguments that make the cluster side show what the node shows (none when unknown). */
+  readonly flags: readonly string[];
+}
+
+/** How a service chain's cluster-IP masquerade rule tells the traffic it masquerades. */
+type PodTraffic =
+  | { readonly kind: "source"; readonly cidr: string }
+  | { readonly kind: "interface"; readonly name: string }
+  | { readonly kind: "all" }
+  | { readonly kind: "none" };
+
+/** The rules of one chain of a table (a parsed table builds only that chain's). */
+function chainRules(table: Table | undefined, chain: string): readonly Rule[] {
+  if (table === undefined) return [];
+  const parsed = parsedChainOf(table, chain);
+  if (parsed !== undefined) return parsed.rules;
+  const rules: Rule[] = [];
+  for (const e of table.entries) if (e.kind === "rule" && e.op === "-A" && e.chain === chain) rules.push(e);
+  return rules;
+}
+
+function hasChain(table: Table | undefined, chain: string): boolean {
+  if (table === undefined) return false;
+  if (parsedChainOf(table, chain) !== undefined) return true;
+  return table.chains.some((c) => c.name === chain) || chainRules(table, chain).length > 0;
+}
+
+function tableOf(state: RuleSet, name: string): Table | undefined {
+  return state.tables.find((t) => t.name === name);
+}
+
+/** The value after `option` in a rule's argv (the first one), if it has it. */
+function optionValue(args: readonly string[], ...options: string[]): string | undefined {
+  for (let i = 0; i < args.length - 1; i++) if (options.includes(args[i] as string)) return args[i + 1];
+  return undefined;
+}
+
+/** The value of a negated `option` (`! -s X`), if the rule has one. */
+function negatedValue(args: readonly string[], ...options: string[]): string | undefined {
+  for (let i = 0; i < args.length - 2; i++)
+    if (args[i] === "!" && options.includes(args[i + 1] as string)) return args[i + 2];
+  return undefined;
+}
+
+/** The masquerade mark's bit, from KUBE-MARK-MASQ's rule (`--or-mark 0x4000`, `--set-xmark 0x4000/0x4000`). */
+function masqueradeBit(nat: Table | undefined): number | undefined {
+  for (const rule of chainRules(nat, "KUBE-MARK-MASQ")) {
+    const value = optionValue(rule.args, "--or-mark", "--set-xmark", "--set-mark")?.split("/")[0];
+    if (value === undefined || !/^0x[0-9a-f]+$/i.test(value)) continue;
+    const bit = Math.log2(Number.parseInt(value.slice(2), 16));
+    if (Number.isInteger(bit)) return bit;
+  }
+  return undefined;
+}
+
+/** How one service chain's cluster-IP masquerade rule tells the traffic it masquerades. */
+function podTrafficOf(rules: readonly Rule[]): PodTraffic {
+  for (const rule of rules) {
+    if (ruleTarget(rule.args) !== "KUBE-MARK-MASQ") continue;
+    if (!optionValue(rule.args, "--comment")?.endsWith(" cluster IP")) continue;
+    const cidr = negatedValue(rule.args, "-s", "--source", "--src");
+    if (cidr !== undefined) return { kind: "source", cidr };
+    const name = negatedValue(rule.args, "-i", "--in-interface");
+    if (name !== undefined) return { kind: "interface", name };
+    return { kind: "all" };
+  }
+  return { kind: "none" };
+}
+
+function describePodTraffic(t: PodTraffic): string {
+  switch (t.kind) {
+    case "source":
+      return `told by source ${t.cidr}`;
+    case "interface":
+      return `told by input interface ${t.name}`;
+    case "all":
+      return "not told (every packet to a cluster IP masqueraded)";
+    case "none":
+      return "not told apart";
+  }
+}
+
+function podTrafficFlags(t: PodTraffic): string[] {
+  switch (t.kind) {
+    case "source":
+      return ["--cluster-cidr", t.cidr];
+    case "interface":
+      return t.name.endsWith("+")
+        ? ["--interface-name-prefix", t.name.slice(0, -1)]
+        : ["--bridge-interface", t.name];
+    case "all":
+      return ["--masquerade-all"];
+    case "none":
+      return ["--no-detect-local"];
+  }
+}
+
+/** How many service chains both sides hold are looked at for the pod-traffic rule. */
+const SERVICE_CHAINS_TRIED = 50;
+
+/**
+ * The pod-traffic setting of both sides, read from the first service chain both hold (the same
+ * Service port on both sides, so that only the node's setting can make its rule differ).
+ */
+function podTrafficDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
+  if (node === undefined || cluster === undefined) return [];
+  let tried = 0;
+  for (const { name } of cluster.chains) {
+    if (!name.startsWith("KUBE-SVC-") || !hasChain(node, name)) continue;
+    const ours = podTrafficOf(chainRules(cluster, name));
+    const theirs = podTrafficOf(chainRules(node, name));
+    if (JSON.stringify(ours) !== JSON.stringify(theirs))
+      return [
+        {
+          setting: "pod traffic",
+          node: describePodTraffic(theirs),
+          cluster: describePodTraffic(ours),
+          chain: `nat ${name}`,
+          flags: podTrafficFlags(theirs),
+        },
+      ];
+    if (++tried === SERVICE_CHAINS_TRIED) break;
+  }
+  return [];
+}
+
+function markDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
+  const theirs = masqueradeBit(node);
+  const ours = masqueradeBit(cluster);
+  if (theirs === undefined || ours === undefined || theirs === ours) return [];
+  return [
+    {
+      setting: "masquerade mark",
+      node: `bit ${theirs}`,
+      cluster: `bit ${ours}`,
+      chain: "nat KUBE-MARK-MASQ",
+      flags: ["--masquerade-bit", String(theirs)],
+    },
+  ];
+}
+
+/** Whether KUBE-POSTROUTING's MASQUERADE rule has `--random-fully` (undefined: no such rule). */
+function randomFully(nat: Table | undefined): boolean | undefined {
+  for (const rule of chainRules(nat, "KUBE-POSTROUTING"))
+    if (ruleTarget(rule.args) === "MASQUERADE") return rule.args.includes("--random-fully");
+  return undefined;
+}
+
+function randomFullyDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
+  const theirs = randomFully(node);
+  const ours = randomFully(cluster);
+  if (theirs === undefined || ours === undefined || theirs === ours) return [];
+  const show = (on: boolean): string => (on ? "--random-fully" : "no --random-fully");
+  return [
+    {
+      setting: "masquerading source ports",
+      node: show(theirs),
+      cluster: show(ours),
+      chain: "nat KUBE-POSTROUTING",
+      flags: theirs ? ["--random-fully"] : [],
+    },
+  ];
+}
+
+/** Whether KUBE-FORWARD drops conntrack-INVALID packets (undefined: the chain has no rules). */
+function invalidDrop(filter: Table | undefined): boolean | undefined {
+  const rules = chainRules(filter, "KUBE-FORWARD");
+  if (rules.length === 0) return undefined;
+  return rules.some((r) => ruleTarget(r.args) === "DROP" && optionValue(r.args, "--ctstate") === "INVALID");
+}
+
+function invalidDropDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
+  const theirs = invalidDrop(node);
+  const ours = invalidDrop(cluster);
+  if (theirs === undefined || ours === undefined || theirs === ours) return [];
+  const show = (drops: boolean): string => (drops ? "present" : "absent");
+  return [
+    {
+      setting: "conntrack INVALID drop",
+      node: show(theirs),
+      cluster: show(ours),
+      chain: "filter KUBE-FORWARD",
+      // Without the drop the node has nf_conntrack_tcp_be_liberal set; with it, the default.
+      flags: theirs ? [] : ["--conntrack-tcp-be-liberal"],
+    },
+  ];
+}
+
+/**
+ * KUBE-SERVICES' jumps to KUBE-NODEPORTS, each as what it matches (the same in restore and save
+ * argument order): where node ports answer. Undefined when the chain has no rules.
+ */
+function nodePortJumps(nat: Table | undefined): string[] | undefined {
+  const rules = chainRules(nat, "KUBE-SERVICES");
+  if (rules.length === 0) return undefined;
+  const jumps: string[] = [];
+  for (const { args } of rules) {
+    if (ruleTarget(args) !== "KUBE-NODEPORTS") continue;
+    const local = optionValue(args, "--dst-type") === "LOCAL";
+    const to = negatedValue(args, "-d", "--destination", "--dst");
+    const only = to === undefined ? optionValue(args, "-d", "--destination", "--dst") : undefined;
+    jumps.push(
+      only !== undefined
+        ? only
+        : `${local ? "local addresses" : "every address"}${to === undefined ? "" : ` but ${to}`}`,
+    );
+  }
+  return jumps.sort();
+}
+
+function nodePortDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
+  const theirs = nodePortJumps(node);
+  const ours = nodePortJumps(cluster);
+  if (theirs === undefined || ours === undefined || theirs.join("\n") === ours.join("\n")) return [];
+  const flags: string[] = [];
+  if (theirs.length > 0 && theirs.every((j) => !j.includes(" "))) {
+    // One rule per node address inside --nodeport-addresses: the addresses say both flags.
+    flags.push("--nodeport-addresses", theirs.join(","));
+    for (const cidr of theirs) flags.push("--node-ip", cidr.replace(/\/(32|128)$/, ""));
+  } else if (
+    theirs.some((j) => j.endsWith(" but 127.0.0.0/8")) &&
+    !ours.some((j) => j.endsWith(" but 127.0.0.0/8"))
+  )
+    flags.push("--no-localhost-nodeports");
+  const show = (jumps: readonly string[]): string => (jumps.length === 0 ? "none" : jumps.join(", "));
+  return [
+    {
+      setting: "node-port destinations",
+      node: show(theirs),
+      cluster: show(ours),
+      chain: "nat KUBE-SERVICES",
+      flags,
+    },
+  ];
+}
+
+/** What a state's chain names and counters tell of the kube-proxy release that wrote it. */
+function layoutMarks(state: RuleSet): { xlb: boolean; ext: boolean; nfacct: boolean | undefined } {
+  const nat = tableOf(state, "nat");
+  let xlb = false;
+  let ext = false;
+  for (const { name } of nat?.chains ?? []) {
+    if (name.startsWith("KUBE-XLB-")) xlb = true;
+    else if (name.startsWith("KUBE-EXT-") || name.startsWith("KUBE-SVL-")) ext = true;
+  }
+  const forward = chainRules(tableOf(state, "filter"), "KUBE-FORWARD");
+  const nfacct = forward.length === 0 ? undefined : forward.some((r) => r.args.includes("--nfacct-name"));
+  return { xlb, ext, nfacct };
+}
+
+function releaseDifference(node: RuleSet, cluster: RuleSet): SettingDifference[] {
+  const theirs = layoutMarks(node);
+  const ours = layoutMarks(cluster);
+  if (theirs.xlb && !ours.xlb && ours.ext)
+    return [
+      {
+        setting: "kube-proxy release",
+        node: "KUBE-XLB- chains (kube-proxy 1.23 or older)",
+        cluster: "KUBE-EXT-/KUBE-SVL- chains",
+        chain: "nat",
+        flags: ["--profile", "v1.22"],
+      },
+    ];
+  if (theirs.ext && !theirs.xlb && ours.xlb)
+    return [
+      {
+        setting: "kube-proxy release",
+        node: "KUBE-EXT-/KUBE-SVL- chains (kube-proxy 1.24 or newer)",
+        cluster: "KUBE-XLB- chains",
+        chain: "nat",
+        flags: ["--profile", "v1.30"],
+      },
+    ];
+  if (theirs.nfacct !== undefined && ours.nfacct !== undefined && theirs.nfacct !== ours.nfacct)
+    return [
+      {
+        setting: "kube-proxy release",
+        node: theirs.nfacct ? "nfacct counters (kube-proxy 1.31 or newer)" : "no nfacct counters",
+        cluster: ours.nfacct ? "nfacct counters" : "no nfacct counters",
+        chain: "filter KUBE-FORWARD",
+        // (A 1.31+ node whose kernel lacks nfacct writes none: then nothing tells the release.)
+        flags: theirs.nfacct ? ["--profile", "v1.32"] : [],
+      },
+    ];
+  return [];
+}
+
+/**
+ * The node settings whose evidence differs between a node's rules (a dump) and a cluster side's
+ * (rules generated for a model): the masquerade mark, how pod traffic is told (detect-local,
+ * masquerade-all), `--random-fully`, the conntrack INVALID drop, where node ports answer, and
+ * the release's layout. Each names the CLI flags that give the cluster side the node's setting,
+ * when the rules tell them.
+ *
+ * @param node - The node's state (its kube-proxy chains are read; others are ignored).
+ * @param cluster - The cluster side's state, as generated.
+ * @returns The differing settings, in the order above; empty when none differs or neither side
+ *   shows them.
+ * @example
+ * settingDifferences(parseRules(dump).ruleSet, generateState(model))
+ * // [{ setting: "pod traffic", node: "told by source 10.244.0.0/16", …,
+ * //    flags: ["--cluster-cidr", "10.244.0.0/16"] }]
+ */
+export function settingDifferences(node: RuleSet, cluster: RuleSet): SettingDifference[] {
+  const [nodeNat, clusterNat] = [tableOf(node, "nat"), tableOf(cluster, "nat")];
+  const [nodeFilter, clusterFilter] = [tableOf(node, "filter"), tableOf(cluster, "filter")];
+  return [
+    ...releaseDifference(node, cluster),
+    ...markDifference(nodeNat, clusterNat),
+    ...podTrafficDifference(nodeNat, clusterNat),
+    ...randomFullyDifference(nodeNat, clusterNat),
+    ...invalidDropDifference(nodeFilter, clusterFilter),
+    ...nodePortDifference(nodeNat, clusterNat),
+  ];
+}
