@@ -19,6 +19,7 @@ import { detectTextForm, type ExpectedText, tryApplyRestore } from "../iptables/
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
+import type { ClusterModel } from "../model/types.js";
 import { oneLine } from "../one-line.js";
 import {
   expandInputs,
@@ -71,6 +72,8 @@ interface Side {
   readonly isRules: boolean;
   /** For a cluster: the chains its payload makes kube-proxy's. */
   readonly owned?: (table: string, chain: string) => boolean;
+  /** For a cluster: its model (what its slices say of each endpoint's node). */
+  readonly model?: ClusterModel;
 }
 
 /** One side's text and what it holds, before it is read for a family. */
@@ -143,7 +146,8 @@ function reportCluster(
   writeClusterProblems(name, prepared.problems, values);
   if (generated === null) return null;
   showProgress(`generating the rules of ${file}`);
-  return { state: generated.state, isRules: false, owned: generated.owned };
+  const model = prepared.model ?? undefined;
+  return { state: generated.state, isRules: false, owned: generated.owned, ...(model && { model }) };
 }
 
 /**
@@ -289,7 +293,11 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   if (diff.tables.length > 0 && oldSide.isRules !== newSide.isRules) {
     const [node, cluster] = oldSide.isRules ? [oldSide, newSide] : [newSide, oldSide];
     const [nodeFile, clusterFile] = oldSide.isRules ? [oldFile, newFile] : [newFile, oldFile];
-    for (const note of settingNotes(settingDifferences(node.state, cluster.state), nodeFile, clusterFile))
+    for (const note of settingNotes(
+      settingDifferences(node.state, cluster.state, cluster.model),
+      nodeFile,
+      clusterFile,
+    ))
       writeNote(note);
   }
   return diff.tables.length > 0 ? EXIT_DIFFER : EXIT_OK;

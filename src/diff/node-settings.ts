@@ -8,8 +8,9 @@
  * @module
  */
 
-import { parsedChainOf } from "../iptables/index.js";
+import { isDeferredTable, parsedChainOf } from "../iptables/index.js";
 import { type Rule, type RuleSet, ruleTarget, type Table } from "../ir/types.js";
+import type { ClusterModel } from "../model/types.js";
 
 /**
  * One node setting whose evidence differs between a node's rules and a cluster side's.
@@ -43,20 +44,38 @@ type PodTraffic =
   | { readonly kind: "all" }
   | { readonly kind: "none" };
 
+/** Per table that the parser did not defer: its rules by chain, declared chains included. */
+const RULES_BY_CHAIN = new WeakMap<Table, Map<string, Rule[]>>();
+
+/** A table's rules by chain, made once (a diff asks about thousands of chains). */
+function rulesByChain(table: Table): Map<string, Rule[]> {
+  let index = RULES_BY_CHAIN.get(table);
+  if (index === undefined) {
+    index = new Map();
+    for (const { name } of table.chains) index.set(name, []);
+    for (const e of table.entries) {
+      if (e.kind !== "rule" || e.op !== "-A") continue;
+      const rules = index.get(e.chain);
+      if (rules === undefined) index.set(e.chain, [e]);
+      else rules.push(e);
+    }
+    RULES_BY_CHAIN.set(table, index);
+  }
+  return index;
+}
+
 /** The rules of one chain of a table (a parsed table builds only that chain's). */
 function chainRules(table: Table | undefined, chain: string): readonly Rule[] {
   if (table === undefined) return [];
-  const parsed = parsedChainOf(table, chain);
-  if (parsed !== undefined) return parsed.rules;
-  const rules: Rule[] = [];
-  for (const e of table.entries) if (e.kind === "rule" && e.op === "-A" && e.chain === chain) rules.push(e);
-  return rules;
+  if (isDeferredTable(table)) return parsedChainOf(table, chain)?.rules ?? [];
+  return rulesByChain(table).get(chain) ?? [];
 }
 
+/** Whether a table declares the chain or appends to it. */
 function hasChain(table: Table | undefined, chain: string): boolean {
   if (table === undefined) return false;
-  if (parsedChainOf(table, chain) !== undefined) return true;
-  return table.chains.some((c) => c.name === chain) || chainRules(table, chain).length > 0;
+  if (isDeferredTable(table)) return parsedChainOf(table, chain) !== undefined;
+  return rulesByChain(table).has(chain);
 }
 
 function tableOf(state: RuleSet, name: string): Table | undefined {
@@ -319,15 +338,93 @@ function releaseDifference(node: RuleSet, cluster: RuleSet): SettingDifference[]
   return [];
 }
 
+/** The per-port local-policy chains' prefixes (v1.24+'s and v1.22's), and the hash's length. */
+const LOCAL_CHAINS = ["KUBE-SVL-", "KUBE-XLB-"];
+const HASH_LENGTH = 16;
+
+/**
+ * The endpoints (`ip:port`, as DNAT writes them) that a state's rules treat as local, by the
+ * hash of their service port: those its local-policy chains (`KUBE-SVL-`, v1.22's `KUBE-XLB-`)
+ * send packets to. A port with no local endpoint has no such chain in v1.24+.
+ */
+function localEndpointsByPort(nat: Table | undefined): Map<string, Set<string>> {
+  const byPort = new Map<string, Set<string>>();
+  for (const { name } of nat?.chains ?? []) {
+    const prefix = LOCAL_CHAINS.find((p) => name.startsWith(p));
+    if (prefix === undefined) continue;
+    const found = new Set<string>();
+    byPort.set(name.slice(prefix.length), found);
+    for (const rule of chainRules(nat, name)) {
+      const sep = ruleTarget(rule.args);
+      if (sep === null || !sep.startsWith("KUBE-SEP-")) continue;
+      for (const r of chainRules(nat, sep)) {
+        const to = optionValue(r.args, "--to-destination");
+        if (to !== undefined) found.add(to);
+      }
+    }
+  }
+  return byPort;
+}
+
+/** Whether a state holds any chain of the service port with this hash. */
+function hasServicePort(nat: Table | undefined, hash: string): boolean {
+  return ["KUBE-SVC-", "KUBE-EXT-", ...LOCAL_CHAINS].some((p) => hasChain(nat, `${p}${hash}`));
+}
+
+/**
+ * The node name, when the two sides treat other endpoints as local: the node's local endpoints
+ * name the node they run on (the model's slices say which), and `--hostname` that name makes
+ * them the cluster side's local ones too.
+ */
+function nodeNameDifference(
+  node: Table | undefined,
+  cluster: Table | undefined,
+  model: ClusterModel | undefined,
+): SettingDifference[] {
+  // Only the ports both sides hold are compared: a Service of one side only says nothing.
+  const nodePorts = localEndpointsByPort(node);
+  const clusterPorts = localEndpointsByPort(cluster);
+  const theirs = new Set<string>();
+  const ours = new Set<string>();
+  for (const hash of new Set([...nodePorts.keys(), ...clusterPorts.keys()])) {
+    if (hash.length !== HASH_LENGTH || !hasServicePort(node, hash) || !hasServicePort(cluster, hash))
+      continue;
+    for (const e of nodePorts.get(hash) ?? []) theirs.add(e);
+    for (const e of clusterPorts.get(hash) ?? []) ours.add(e);
+  }
+  if (theirs.size === ours.size && [...theirs].every((e) => ours.has(e))) return [];
+  const names = new Set<string>();
+  for (const port of model?.servicePorts ?? [])
+    for (const e of port.endpoints)
+      if (e.nodeName !== undefined && theirs.has(e.endpoint)) names.add(e.nodeName);
+  const name = names.size === 1 ? ([...names][0] as string) : undefined;
+  const show = (local: ReadonlySet<string>, node: string | undefined): string =>
+    local.size === 0
+      ? "no endpoint local"
+      : `${local.size} endpoint${local.size === 1 ? "" : "s"} local${node === undefined ? "" : ` (those of node ${node})`}`;
+  const configured = model?.config.hostname;
+  return [
+    {
+      setting: "node name",
+      node: show(theirs, name),
+      cluster: show(ours, configured === "" ? undefined : configured),
+      chain: "nat KUBE-SVL-…",
+      flags: name !== undefined && name !== configured ? ["--hostname", name] : [],
+    },
+  ];
+}
+
 /**
  * The node settings whose evidence differs between a node's rules (a dump) and a cluster side's
  * (rules generated for a model): the masquerade mark, how pod traffic is told (detect-local,
  * masquerade-all), `--random-fully`, the conntrack INVALID drop, where node ports answer, and
- * the release's layout. Each names the CLI flags that give the cluster side the node's setting,
- * when the rules tell them.
+ * the release's layout, and the node name (which endpoints are local; with `model`, whose
+ * slices name each endpoint's node). Each names the CLI flags that give the cluster side the
+ * node's setting, when the rules tell them.
  *
  * @param node - The node's state (its kube-proxy chains are read; others are ignored).
  * @param cluster - The cluster side's state, as generated.
+ * @param model - The model the cluster side was generated from, if known.
  * @returns The differing settings, in the order above; empty when none differs or neither side
  *   shows them.
  * @example
@@ -335,7 +432,11 @@ function releaseDifference(node: RuleSet, cluster: RuleSet): SettingDifference[]
  * // [{ setting: "pod traffic", node: "told by source 10.244.0.0/16", …,
  * //    flags: ["--cluster-cidr", "10.244.0.0/16"] }]
  */
-export function settingDifferences(node: RuleSet, cluster: RuleSet): SettingDifference[] {
+export function settingDifferences(
+  node: RuleSet,
+  cluster: RuleSet,
+  model?: ClusterModel,
+): SettingDifference[] {
   const [nodeNat, clusterNat] = [tableOf(node, "nat"), tableOf(cluster, "nat")];
   const [nodeFilter, clusterFilter] = [tableOf(node, "filter"), tableOf(cluster, "filter")];
   return [
@@ -345,5 +446,6 @@ export function settingDifferences(node: RuleSet, cluster: RuleSet): SettingDiff
     ...randomFullyDifference(nodeNat, clusterNat),
     ...invalidDropDifference(nodeFilter, clusterFilter),
     ...nodePortDifference(nodeNat, clusterNat),
+    ...nodeNameDifference(nodeNat, clusterNat, model),
   ];
 }

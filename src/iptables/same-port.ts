@@ -25,7 +25,16 @@ const PORT_VALUES = [
 ] as const;
 /** Fields holding lists of strings. */
 const PORT_LISTS = ["externalIPs", "loadBalancerVIPs", "loadBalancerSourceRanges"] as const;
-const ENDPOINT_VALUES = ["ip", "port", "endpoint", "ready", "serving", "terminating", "isLocal"] as const;
+const ENDPOINT_VALUES = [
+  "ip",
+  "port",
+  "endpoint",
+  "ready",
+  "serving",
+  "terminating",
+  "isLocal",
+  "nodeName",
+] as const;
 const ENDPOINT_LISTS = ["zoneHints", "nodeHints"] as const;
 
 // Compile-time: every field of the model types is in exactly one list above (a new field makes
@@ -64,6 +73,7 @@ function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
       a.serving === b.serving &&
       a.terminating === b.terminating &&
       a.isLocal === b.isLocal &&
+      a.nodeName === b.nodeName &&
       sameList(a.zoneHints, b.zoneHints) &&
       sameList(a.nodeHints, b.nodeHints))
   );

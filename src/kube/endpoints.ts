@@ -176,6 +176,8 @@ export function addSliceEndpoints(
         serving: c?.serving ?? true,
         terminating: c?.terminating ?? false,
         isLocal: hostname !== "" && ep.nodeName === hostname,
+        // Always set (undefined when unnamed), so that every endpoint has one shape.
+        nodeName: ep.nodeName,
         zoneHints: hints?.forZones?.map((z) => z.name) ?? EMPTY,
         nodeHints: hints?.forNodes?.map((n) => n.name) ?? EMPTY,
       });

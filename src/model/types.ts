@@ -124,6 +124,8 @@ export interface Endpoint {
   readonly terminating: boolean;
   /** The endpoint runs on this node. */
   readonly isLocal: boolean;
+  /** The node it runs on (its slice's `nodeName`), when named: a node name makes it local. */
+  readonly nodeName?: string | undefined;
   /** Zone hints (`hints.forZones[].name`). */
   readonly zoneHints: readonly string[];
   /** Node hints (`hints.forNodes[].name`), used by the `latest` profile. */

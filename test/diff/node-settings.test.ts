@@ -108,19 +108,21 @@ const CASES: [string, ProxyConfigInput, string, string[]][] = [
   ],
   ["kube-proxy 1.22's layout", { ...BASE, profile: "v1.22" }, "kube-proxy release", ["--profile", "v1.22"]],
   ["kube-proxy 1.32's counters", { ...BASE, profile: "v1.32" }, "kube-proxy release", ["--profile", "v1.32"]],
+  ["another node name", { ...BASE, hostname: "node-b" }, "node name", ["--hostname", "node-b"]],
 ];
 
 describe("settingDifferences", () => {
-  const cluster = (() => {
+  const clusterModel = (() => {
     const { model } = prepareCluster({ config: BASE, ...OBJECTS });
     if (model === null) throw new Error("unusable");
-    return generateState(model);
+    return model;
   })();
+  const cluster = generateState(clusterModel);
 
   test.each(CASES)("%s: named, with its flags", (_what, config, setting, flags) => {
     const dump = parseRules(saveText(config));
     expect(dump.problems).toEqual([]);
-    const found = settingDifferences(dump.ruleSet, cluster);
+    const found = settingDifferences(dump.ruleSet, cluster, clusterModel);
     expect(found.map((d) => d.setting)).toEqual([setting]);
     expect(found[0]?.flags).toEqual(flags);
   });
@@ -129,6 +131,28 @@ describe("settingDifferences", () => {
     expect(settingDifferences(parseRules(saveText(BASE)).ruleSet, cluster)).toEqual([]);
     const fewer = { ...OBJECTS, endpointSlices: [] };
     expect(settingDifferences(parseRules(saveText(BASE, fewer)).ruleSet, cluster)).toEqual([]);
+  });
+
+  test("the node name: read from the endpoints the node's rules treat as local", () => {
+    const { model } = prepareCluster({ config: { ...BASE, hostname: "" }, ...OBJECTS });
+    if (model === null) throw new Error("unusable");
+    const dump = parseRules(saveText(BASE)).ruleSet;
+    const found = settingDifferences(dump, generateState(model), model);
+    expect(found).toEqual([
+      {
+        setting: "node name",
+        node: "1 endpoint local (those of node node-a)",
+        cluster: "no endpoint local",
+        chain: "nat KUBE-SVL-…",
+        flags: ["--hostname", "node-a"],
+      },
+    ]);
+    // Without the model the endpoints' nodes are unknown: the difference is named, no flag.
+    expect(settingDifferences(dump, generateState(model))[0]?.flags).toEqual([]);
+    // A node where none is local (another node's name): no name to give.
+    const elsewhere = parseRules(saveText({ ...BASE, hostname: "node-c" })).ruleSet;
+    const other = settingDifferences(elsewhere, cluster, model);
+    expect(other.map((d) => [d.node, d.flags])).toEqual([["no endpoint local", []]]);
   });
 
   test("two settings at once: each named", () => {
