@@ -31,6 +31,7 @@ import {
   writeProblems,
   writeRuleTextProblems,
 } from "./io.js";
+import { hasServicePortChains, whyNoServicePorts } from "./no-service-ports.js";
 import {
   applyNodeOptions,
   checkNodeOptions,
@@ -293,12 +294,15 @@ export async function runDiff(argv: readonly string[]): Promise<number> {
   if (diff.tables.length > 0 && oldSide.isRules !== newSide.isRules) {
     const [node, cluster] = oldSide.isRules ? [oldSide, newSide] : [newSide, oldSide];
     const [nodeFile, clusterFile] = oldSide.isRules ? [oldFile, newFile] : [newFile, oldFile];
-    for (const note of settingNotes(
-      settingDifferences(node.state, cluster.state, cluster.model),
-      nodeFile,
-      clusterFile,
-    ))
-      writeNote(note);
+    // A dump of another mode (IPVS, nftables, a replacement) is not read for settings: its
+    // chains are not iptables mode's, and the note says where the services are instead.
+    const otherMode = hasServicePortChains(cluster.state) && !hasServicePortChains(node.state);
+    const why = otherMode ? whyNoServicePorts(node.state) : null;
+    const notes =
+      why !== null
+        ? [oneLine(`${nodeFile} holds no service port's chains: ${why}`)]
+        : settingNotes(settingDifferences(node.state, cluster.state, cluster.model), nodeFile, clusterFile);
+    for (const note of notes) writeNote(note);
   }
   return diff.tables.length > 0 ? EXIT_DIFFER : EXIT_OK;
 }

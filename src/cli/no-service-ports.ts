@@ -24,3 +24,18 @@ export function whyNoServicePorts(state: RuleSet): string | null {
     return "the nat table's KUBE-SERVICES chain is empty or missing: kube-proxy in iptables mode wrote no services here (nftables mode, IPVS mode or a kube-proxy replacement such as Cilium's keep them elsewhere)";
   return null;
 }
+
+/** The chains every service port with endpoints has one of, in any release. */
+const SERVICE_PORT_CHAINS = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-XLB-"];
+
+/**
+ * Whether a rule set holds any service port's chain (a node where kube-proxy runs in iptables
+ * mode and some Service has endpoints does).
+ *
+ * @example
+ * hasServicePortChains({ family: "IPv4", tables: [] }) // false
+ */
+export function hasServicePortChains(state: RuleSet): boolean {
+  const nat = state.tables.find((t) => t.name === "nat");
+  return nat?.chains.some((c) => SERVICE_PORT_CHAINS.some((p) => c.name.startsWith(p))) === true;
+}

@@ -200,4 +200,35 @@ describe.concurrent("diff DUMP CLUSTER: the flags it names give the node's rules
       `kube-iptables: note: to compare with ${dump}'s node settings, add: --masquerade-bit 15`,
     );
   });
+
+  test.each([
+    [
+      "IPVS mode",
+      [
+        ":KUBE-SERVICES - [0:0]",
+        ":KUBE-MARK-MASQ - [0:0]",
+        '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+        "-A KUBE-MARK-MASQ -j MARK --set-xmark 0x8000/0x8000",
+        "-A KUBE-SERVICES -m set --match-set KUBE-CLUSTER-IP dst,dst -j ACCEPT",
+      ],
+      "KUBE-SERVICES matches the KUBE-CLUSTER-IP ipset: kube-proxy runs in IPVS mode here, and IPVS, not iptables, holds the services",
+    ],
+    [
+      "nftables mode (kubelet's chains only)",
+      [":KUBE-KUBELET-CANARY - [0:0]"],
+      "the nat table's KUBE-SERVICES chain is empty or missing: kube-proxy in iptables mode wrote no services here (nftables mode, IPVS mode or a kube-proxy replacement such as Cilium's keep them elsewhere)",
+    ],
+  ])("a dump of %s: the note says where the services are, not settings", async (what, lines, why) => {
+    const dump = join(DIR, `${what.replace(/\W+/g, "-")}.save`);
+    const builtins = [
+      ":PREROUTING ACCEPT [0:0]",
+      ":INPUT ACCEPT [0:0]",
+      ":OUTPUT ACCEPT [0:0]",
+      ":POSTROUTING ACCEPT [0:0]",
+    ];
+    writeFileSync(dump, ["*nat", ...builtins, ...lines, "COMMIT", ""].join("\n"));
+    const r = await runCliAsync(["diff", dump, clusterFile]);
+    expect(r.code).toBe(1);
+    expect(stderrLines(r)).toEqual([`kube-iptables: note: ${dump} holds no service port's chains: ${why}`]);
+  });
 });
