@@ -80,6 +80,23 @@ describe("readClusterText", () => {
     ]);
   });
 
+  test("an unclosed quote is reported where it opens, not where the text ends", () => {
+    const where = (text: string) => read(text).map((p) => `${p.line}:${p.column}: ${p.message}`);
+    const read = (text: string) => readClusterText(text).problems;
+    // A kubectl paste cut inside a quoted value (kubernetes/cloud-provider-aws#87).
+    const cut = 'kind: List\nitems:\n- apiGroups:\n  - ""\n  - "extensi\n';
+    expect(where(cut)).toEqual([
+      '5:5: the input is not valid YAML: the " string opened here is never closed (a paste cut short?)',
+    ]);
+    // In a flow sequence, single-quoted, and before further documents.
+    expect(where("a: ['x', 'y\nb: 1\n")).toEqual([
+      "1:10: the input is not valid YAML: the ' string opened here is never closed (a paste cut short?)",
+    ]);
+    expect(where('a: 1\nb: "x\n---\nc: 2\n')[0]).toMatch(/^2:4: /);
+    // A quoted top-level value.
+    expect(where('"abc\n')[0]).toMatch(/^1:1: /);
+  });
+
   test("YAML merge keys (`<<: *anchor`) merge, as kubectl reads them", () => {
     const text = [
       "defaults: &web",
