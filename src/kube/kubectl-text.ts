@@ -1,8 +1,9 @@
 /**
- * kubectl's human-readable output given where objects are wanted: the table `kubectl get`
- * prints without `-o`, or what `kubectl describe` prints. Neither holds the objects' fields, and
- * YAML reads them as a string or as unknown keys, which made messages about cluster files; this
- * names what the text is and what to run instead.
+ * Human-readable output given where objects (or a node's rules) are wanted: the table `kubectl
+ * get` prints without `-o`, what `kubectl describe` prints, the listing `iptables -L` prints, or
+ * nftables' own text (`nft list ruleset`). None holds what is read here, and YAML reads them as a
+ * string or as unknown keys, which made messages about cluster files; this names what the text
+ * is and what to run instead.
  *
  * @module
  */
@@ -16,11 +17,21 @@ const TABLE_HEADER = /^(?:NAMESPACE|NAME)(?: {2,}[A-Z][-A-Z0-9()%/.]*(?: [A-Z][-
 /** describe's first two lines for a namespaced object: `Name:` and `Namespace:`, values aligned. */
 const DESCRIBE_NAME = /^Name:[ \t]+\S/;
 const DESCRIBE_NAMESPACE = /^Namespace:[ \t]/;
+/**
+ * The first line of a chain in `iptables -L` (or `ip6tables -L`): a built-in chain with its
+ * policy (and, with `-v`, its counters), a user chain with its references.
+ */
+const LISTING_CHAIN =
+  /^Chain \S+ \((?:policy [A-Z]+(?: \d+[KMGT]? packets, \d+[KMGT]? bytes)?|\d+ references)\)$/;
+/** The column titles `iptables -L` prints under it (`-v` adds counters and interfaces, `--line-numbers` a number). */
+const LISTING_HEADER = /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination$/;
+/** The first line of nftables' text (`nft list ruleset`, `nft list table ip kube-proxy`). */
+const NFT_TABLE = /^table (?:ip|ip6|inet|arp|bridge|netdev) [\w.-]+ \{$/;
 
 /** Which human-readable output of kubectl a text is, with the line it is recognized on. */
 export interface KubectlText {
-  /** `table` (`kubectl get` without `-o`) or `describe`. */
-  readonly form: "table" | "describe";
+  /** `table` (`kubectl get` without `-o`), `describe`, `listing` (`iptables -L`) or `nft` (`nft list`). */
+  readonly form: "table" | "describe" | "listing" | "nft";
   /** The 1-based line of its first line. */
   readonly line: number;
   /** What it is and what to run instead. */
@@ -28,13 +39,15 @@ export interface KubectlText {
 }
 
 /**
- * Whether YAML text is kubectl's table or describe output rather than objects; only its first
- * lines are read. Neither is ever a valid cluster file or object, so the answer only changes the
+ * Whether YAML text is kubectl's table or describe output, an `iptables -L` listing or nftables'
+ * text rather than objects; only its first lines are read (after blank lines, and `#` lines for
+ * the last two). None is ever a valid cluster file or object, so the answer only changes the
  * message for a text that is refused anyway.
  *
  * @example
  * kubectlTextForm("NAME   TYPE   CLUSTER-IP\nweb    ClusterIP   10.96.0.10\n")?.form // "table"
  * kubectlTextForm("Name:   web\nNamespace:   default\n")?.form                    // "describe"
+ * kubectlTextForm("Chain KUBE-SERVICES (2 references)\n")                         ?.form // "listing"
  * kubectlTextForm("apiVersion: v1\nkind: Service\n")                              // undefined
  */
 export function kubectlTextForm(text: string): KubectlText | undefined {
@@ -47,7 +60,30 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
     start = end + 1;
     line++;
   }
-  const first = text.slice(start, lineEnd(text, start)).replace(/\r$/, "");
+  let first = text.slice(start, lineEnd(text, start)).replace(/\r$/, "");
+  // iptables-nft's warning (`# Warning: iptables-legacy tables present, …`) comes first.
+  while (first.startsWith("#") && lineEnd(text, start) < text.length) {
+    start = lineEnd(text, start) + 1;
+    line++;
+    first = text.slice(start, lineEnd(text, start)).replace(/\r$/, "");
+  }
+  const trimmed = first.trim();
+  if (LISTING_CHAIN.test(trimmed) || LISTING_HEADER.test(trimmed)) {
+    return {
+      form: "listing",
+      line,
+      message:
+        "this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table",
+    };
+  }
+  if (NFT_TABLE.test(trimmed)) {
+    return {
+      form: "nft",
+      line,
+      message:
+        "this is nftables' text ('nft list'), which is not read here (and is no cluster file): give what 'iptables-save' prints (on an iptables-nft node it shows the same rules); kube-proxy's nftables mode is only generated (generate --mode nftables)",
+    };
+  }
   if (TABLE_HEADER.test(first)) {
     return {
       form: "table",

@@ -155,7 +155,10 @@ function hintUnsetType(
   const balancer: string[] = [];
   const either: string[] = [];
   const ports = spec.ports;
-  if (Array.isArray(ports) && ports.some((p) => isObject(p) && typeof p.nodePort === "number" && p.nodePort !== 0))
+  if (
+    Array.isArray(ports) &&
+    ports.some((p) => isObject(p) && typeof p.nodePort === "number" && p.nodePort !== 0)
+  )
     either.push("nodePort");
   const external = Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0;
   if ((spec.externalTrafficPolicy === "Cluster" || spec.externalTrafficPolicy === "Local") && !external)
@@ -170,7 +173,8 @@ function hintUnsetType(
   if (typeof spec.loadBalancerClass === "string") balancer.push("loadBalancerClass");
   const status = svc.status;
   const lb = isObject(status) ? status.loadBalancer : undefined;
-  if (isObject(lb) && Array.isArray(lb.ingress) && lb.ingress.length > 0) balancer.push("status.loadBalancer.ingress");
+  if (isObject(lb) && Array.isArray(lb.ingress) && lb.ingress.length > 0)
+    balancer.push("status.loadBalancer.ingress");
   const fields = [...either, ...balancer];
   if (fields.length === 0) return;
   const kind = balancer.length > 0 ? "a LoadBalancer Service" : "a NodePort or LoadBalancer Service";

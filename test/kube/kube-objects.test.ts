@@ -606,6 +606,54 @@ describe("kubectl's human-readable output instead of objects", () => {
   });
 });
 
+describe("a node's rules in a form not read: iptables -L, nft list", () => {
+  const problemsOf = (text: string) =>
+    readClusterText(text).problems.map((p) => `${p.line}:${p.column} ${p.message}`);
+  const listing =
+    "this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table";
+
+  test("iptables -L, -L -n -v, one user chain, --line-numbers, after iptables-nft's warning", () => {
+    // The shapes of real pastes (a k3s/metallb lab's `iptables -t nat -L CHAIN -n`; an
+    // iptables-nft node's `iptables -t nat -nv -L PREROUTING` under its legacy-tables warning).
+    expect(
+      problemsOf(
+        "Chain KUBE-SVC-CDEB5OJ5KJNVMLM6 (2 references)\ntarget     prot opt source               destination         \nKUBE-MARK-MASQ  tcp  -- !10.42.0.0/16         10.43.207.14         /* default/web cluster IP */ tcp dpt:80\n",
+      ),
+    ).toEqual([`1:1 ${listing}`]);
+    expect(
+      problemsOf(
+        "# Warning: iptables-legacy tables present, use iptables-legacy to see them\nChain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\n pkts bytes target     prot opt in     out     source               destination\n",
+      ),
+    ).toEqual([`2:1 ${listing}`]);
+    expect(problemsOf("\nChain INPUT (policy DROP 12K packets, 3M bytes)\n")).toEqual([`2:1 ${listing}`]);
+    expect(
+      problemsOf(
+        "num  target     prot opt source               destination\n1    DOCKER     all  --  0.0.0.0/0   0.0.0.0/0\n",
+      ),
+    ).toEqual([`1:1 ${listing}`]);
+  });
+
+  test("nft list ruleset and nft list table are named as nftables' text", () => {
+    expect(problemsOf("table ip kube-proxy {\n\tchain services {\n\t}\n}\n")[0]).toMatch(
+      /^1:1 this is nftables' text \('nft list'\), which is not read here/,
+    );
+    expect(
+      problemsOf(
+        "# Warning: table ip filter is managed by iptables-nft, do not touch!\ntable inet filter {\n}\n",
+      )[0],
+    ).toMatch(/^2:1 this is nftables' text/);
+  });
+
+  test("YAML whose first key or value merely starts alike keeps its own messages", () => {
+    expect(problemsOf("Chain: web\n").join()).not.toMatch(/iptables -L/);
+    expect(
+      problemsOf(
+        "# a comment\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {clusterIP: None}\n",
+      ).join(),
+    ).not.toMatch(/iptables -L|nft/);
+  });
+});
+
 const serviceYamlText = `apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: shop}

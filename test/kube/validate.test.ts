@@ -680,10 +680,14 @@ describe("a Service whose type was lost (a kubectl paste cut short)", () => {
 
   test("node ports alone suggest NodePort; load-balancer status alone suggests LoadBalancer", () => {
     const [nodePort] = problems({ services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] });
-    expect(nodePort).toContain('sets nodePort, as a NodePort or LoadBalancer Service does: was "type: NodePort" lost');
+    expect(nodePort).toContain(
+      'sets nodePort, as a NodePort or LoadBalancer Service does: was "type: NodePort" lost',
+    );
     const ingress = { status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } } };
     const [status] = problems({ services: [service({}, ingress)] });
-    expect(status).toContain('sets status.loadBalancer.ingress, as a LoadBalancer Service does: was "type: LoadBalancer" lost');
+    expect(status).toContain(
+      'sets status.loadBalancer.ingress, as a LoadBalancer Service does: was "type: LoadBalancer" lost',
+    );
   });
 
   test("not when the type is written, nor when nothing but other errors needs it", () => {
@@ -694,7 +698,9 @@ describe("a Service whose type was lost (a kubectl paste cut short)", () => {
     }
     expect(problems({ services: [service({ ports: [{ name: "HTTP", port: 80 }] })] })).toHaveLength(1);
     // The same fields with externalIPs: the policy is allowed there, and nothing else needs a type.
-    expect(problems({ services: [service({ externalIPs: ["203.0.113.9"], externalTrafficPolicy: "Local" })] })).toEqual([]);
+    expect(
+      problems({ services: [service({ externalIPs: ["203.0.113.9"], externalTrafficPolicy: "Local" })] }),
+    ).toEqual([]);
   });
 });
 
