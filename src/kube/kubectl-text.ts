@@ -1,7 +1,7 @@
 /**
  * Human-readable output given where objects (or a node's rules) are wanted: the table `kubectl
  * get` prints without `-o`, what `kubectl describe` prints, the listing `iptables -L` prints, or
- * nftables' own text (`nft list ruleset`). None holds what is read here, and YAML reads them as a
+ * nftables' own text (`nft list ruleset`), or rules text inside log lines. None holds what is read here, and YAML reads them as a
  * string or as unknown keys, which made messages about cluster files; this names what the text
  * is and what to run instead.
  *
@@ -25,13 +25,20 @@ const LISTING_CHAIN =
   /^Chain \S+ \((?:policy [A-Z]+(?: \d+[KMGT]? packets, \d+[KMGT]? bytes)?|\d+ references)\)$/;
 /** The column titles `iptables -L` prints under it (`-v` adds counters and interfaces, `--line-numbers` a number). */
 const LISTING_HEADER = /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination$/;
+/**
+ * A syslog line as journalctl (or /var/log/messages) prints it, `Nov 14 11:06:11 node
+ * kube-proxy[12085]: ` (or with an ISO time, `journalctl -o short-iso`), whose message is a line
+ * of rules text: kube-proxy logs its iptables-restore payload so at high verbosity.
+ */
+const LOG_PREFIX =
+  /^(?:[A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ [^\s:[\]]+(?:\[\d+\])?: (?=[-:*#]|COMMIT$)/;
 /** The first line of nftables' text (`nft list ruleset`, `nft list table ip kube-proxy`). */
 const NFT_TABLE = /^table (?:ip|ip6|inet|arp|bridge|netdev) [\w.-]+ \{$/;
 
 /** Which human-readable output of kubectl a text is, with the line it is recognized on. */
 export interface KubectlText {
-  /** `table` (`kubectl get` without `-o`), `describe`, `listing` (`iptables -L`) or `nft` (`nft list`). */
-  readonly form: "table" | "describe" | "listing" | "nft";
+  /** `table` (`kubectl get` without `-o`), `describe`, `listing` (`iptables -L`), `nft` (`nft list`) or `log` (rules in syslog lines). */
+  readonly form: "table" | "describe" | "listing" | "nft" | "log";
   /** The 1-based line of its first line. */
   readonly line: number;
   /** What it is and what to run instead. */
@@ -74,6 +81,15 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
       line,
       message:
         "this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table",
+    };
+  }
+  const logged = LOG_PREFIX.exec(trimmed);
+  if (logged !== null) {
+    const prefix = logged[0].length > 60 ? `${logged[0].slice(0, 60)}…` : logged[0];
+    return {
+      form: "log",
+      line,
+      message: `these are log lines (\`${prefix.trimEnd()}' before each rule), not rules text: remove the prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //') and give the rules`,
     };
   }
   if (NFT_TABLE.test(trimmed)) {

@@ -644,6 +644,25 @@ describe("a node's rules in a form not read: iptables -L, nft list", () => {
     ).toMatch(/^2:1 this is nftables' text/);
   });
 
+  test("kube-proxy's payload in journal lines is named as log lines, with the prefix to remove", () => {
+    // kubernetes/kubernetes#36652: the restore payload as journalctl showed it.
+    const logged = [
+      "Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: -A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment default/kubernetes:https -j KUBE-SEP-SSNSCRUIRMZDLXKS",
+      "Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: COMMIT",
+      "",
+    ].join("\n");
+    expect(problemsOf(logged)).toEqual([
+      "1:1 these are log lines (`Nov 14 11:06:11 HOSTNAME kube-proxy[12085]:' before each rule), not rules text: remove the prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //') and give the rules",
+    ]);
+    expect(problemsOf("2016-11-14T11:06:11+0000 node-1 kube-proxy[7]: *nat\n")[0]).toMatch(
+      /^1:1 these are log lines/,
+    );
+    // A log line whose message is not rules text keeps the YAML reading.
+    expect(problemsOf("Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: I1114 started\n").join()).not.toMatch(
+      /log lines/,
+    );
+  });
+
   test("YAML whose first key or value merely starts alike keeps its own messages", () => {
     expect(problemsOf("Chain: web\n").join()).not.toMatch(/iptables -L/);
     expect(
