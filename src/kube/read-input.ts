@@ -92,6 +92,17 @@ function unclosedQuoteStart(text: string, end: number): number | undefined {
   return start;
 }
 
+/** A Markdown horizontal rule (`***`, `___`, `* * *`), which YAML does not read as a separator. */
+const MARKDOWN_RULE = /^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$/;
+
+/** The text of a 1-based line, without its line break. */
+function lineText(text: string, lines: LineCounter, line: number): string | undefined {
+  const start = lines.lineStarts[line - 1];
+  if (start === undefined) return undefined;
+  const end = lines.lineStarts[line] ?? text.length;
+  return text.slice(start, end).replace(/\r?\n$/, "");
+}
+
 /** Where the first mapping key that is a collection (`? [a, b] : c`) starts, if any. */
 function firstCollectionKey(doc: Document): number | undefined {
   let offset: number | undefined;
@@ -161,7 +172,16 @@ export function readClusterYaml(source: string, options: ReadOptions = {}): Read
         );
       }
     }
-    return yamlProblem(message || "unknown error", error.linePos?.[0]);
+    const at = error.linePos?.[0];
+    // A Markdown horizontal rule where a `---` separator was (a guide rendered and copied back).
+    const ruleLine = at === undefined ? undefined : lineText(text, lineCounter, at.line);
+    if (ruleLine !== undefined && MARKDOWN_RULE.test(ruleLine)) {
+      return yamlProblem(
+        `this line (${ruleLine.trim()}) is a Markdown rule, not a YAML document separator: separate the documents with ---`,
+        { line: at?.line ?? 1, col: 1 },
+      );
+    }
+    return yamlProblem(message || "unknown error", at);
   }
   const collectionKey = list.map(firstCollectionKey).find((offset) => offset !== undefined);
   if (collectionKey !== undefined) {

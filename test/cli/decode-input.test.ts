@@ -97,6 +97,20 @@ describe("readClusterText", () => {
     expect(where('"abc\n')[0]).toMatch(/^1:1: /);
   });
 
+  test("a Markdown rule where a --- separator was is named as such", () => {
+    // A real guide's manifests, rendered by Markdown and copied back: `***` between documents.
+    const svc = (name: string) =>
+      `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}}\nspec:\n  clusterIP: None\n`;
+    for (const rule of ["***", "___", "* * *"]) {
+      const problems = readClusterText(`${svc("a")}\n${rule}\n${svc("b")}`).problems;
+      expect(problems.map((p) => `${p.line}:${p.column}: ${p.message}`)).toEqual([
+        `7:1: the input is not valid YAML: this line (${rule}) is a Markdown rule, not a YAML document separator: separate the documents with ---`,
+      ]);
+    }
+    // Elsewhere, yaml's own message stays.
+    expect(readClusterText("a: b\n  c: d\n").problems[0]?.message).not.toMatch(/Markdown/);
+  });
+
   test("YAML merge keys (`<<: *anchor`) merge, as kubectl reads them", () => {
     const text = [
       "defaults: &web",
