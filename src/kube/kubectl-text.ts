@@ -32,13 +32,15 @@ const LISTING_HEADER = /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +o
  */
 const LOG_PREFIX =
   /^(?:[A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S*) \S+ [^\s:[\]]+(?:\[\d+\])?: (?=[-:*#]|COMMIT$)/;
+/** A warning kubectl prints on stderr, from the API server's Warning header or its own. */
+const KUBECTL_WARNING = /^Warning: \S/;
 /** The first line of nftables' text (`nft list ruleset`, `nft list table ip kube-proxy`). */
 const NFT_TABLE = /^table (?:ip|ip6|inet|arp|bridge|netdev) [\w.-]+ \{$/;
 
 /** Which human-readable output of kubectl a text is, with the line it is recognized on. */
 export interface KubectlText {
-  /** `table` (`kubectl get` without `-o`), `describe`, `listing` (`iptables -L`), `nft` (`nft list`) or `log` (rules in syslog lines). */
-  readonly form: "table" | "describe" | "listing" | "nft" | "log";
+  /** `table` (`kubectl get` without `-o`), `describe`, `listing` (`iptables -L`), `nft` (`nft list`), `log` (rules in syslog lines) or `warning` (kubectl's, above JSON). */
+  readonly form: "table" | "describe" | "listing" | "nft" | "log" | "warning";
   /** The 1-based line of its first line. */
   readonly line: number;
   /** What it is and what to run instead. */
@@ -68,13 +70,32 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
     line++;
   }
   let first = text.slice(start, lineEnd(text, start)).replace(/\r$/, "");
-  // iptables-nft's warning (`# Warning: iptables-legacy tables present, …`) comes first.
-  while (first.startsWith("#") && lineEnd(text, start) < text.length) {
+  // iptables-nft's warning (`# Warning: iptables-legacy tables present, …`) comes first; so do
+  // the warnings kubectl prints on stderr (`Warning: v1 Endpoints is deprecated in v1.33+; …`),
+  // copied from a terminal or captured with 2>&1, and blank lines between.
+  let kubectlWarning: number | undefined;
+  while (
+    (first.startsWith("#") ||
+      KUBECTL_WARNING.test(first) ||
+      (kubectlWarning !== undefined && first.trim() === "")) &&
+    lineEnd(text, start) < text.length
+  ) {
+    if (KUBECTL_WARNING.test(first)) kubectlWarning ??= line;
     start = lineEnd(text, start) + 1;
     line++;
     first = text.slice(start, lineEnd(text, start)).replace(/\r$/, "");
   }
   const trimmed = first.trim();
+  // JSON after such a warning reads as neither JSON nor YAML: name the line to remove. (YAML
+  // after it reads, the warning a key of the first object that nothing reads.)
+  if (kubectlWarning !== undefined && (trimmed.startsWith("{") || trimmed.startsWith("["))) {
+    return {
+      form: "warning",
+      line: kubectlWarning,
+      message:
+        "this line is a warning kubectl printed on its standard error, not part of the objects: remove it (or run kubectl with 2>/dev/null)",
+    };
+  }
   if (LISTING_CHAIN.test(trimmed) || LISTING_HEADER.test(trimmed)) {
     return {
       form: "listing",

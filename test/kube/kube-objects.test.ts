@@ -593,6 +593,23 @@ describe("kubectl's human-readable output instead of objects", () => {
     ).toEqual([`2:1 ${table}`]);
   });
 
+  test("kubectl's warnings above its output: a table is named, JSON names the warning line, YAML reads", () => {
+    // Every kubectl ≥ 1.33 prints this above `kubectl get endpoints` (real KodeKloud task log).
+    const warning = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
+    expect(
+      problemsOf(
+        `${warning}\nNAME            ENDPOINTS          AGE\nhttpd-service   10.22.0.10:80      36s\n`,
+      ),
+    ).toEqual([
+      "2:1 this is the table 'kubectl get' prints, not the objects: run the command again with -o yaml (or -o json) and give what it prints",
+    ]);
+    const json = '{"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"}, "subsets": []}';
+    expect(problemsOf(`${warning}\n\n${json}\n`)).toEqual([
+      "1:1 this line is a warning kubectl printed on its standard error, not part of the objects: remove it (or run kubectl with 2>/dev/null)",
+    ]);
+    expect(readClusterText(`${warning}\n${serviceYamlText}`).problems).toEqual([]);
+  });
+
   test("kubectl describe output is named as such; objects and other text are read as before", () => {
     expect(
       problemsOf("Name:              web\nNamespace:         shop\nType:              ClusterIP\n"),
