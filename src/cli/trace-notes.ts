@@ -166,5 +166,5 @@ export function lostExternalTailNote(file: string, state: RuleSet, result: Trace
   }
   if (missing.length === 0) return null;
   const one = missing.length === 1;
-  return `${file}: ${one ? "a path left its external chain" : "paths left their external chains"} without a DNAT, but kube-proxy ends ${one ? "that chain" : "each"} with a jump to the endpoints the text lacks (${someOf(missing)}): a rule without a comment, which grep leaves out; add ${one ? "it" : "them"} to trace what the node does`;
+  return `${file}: ${one ? "a path" : "paths"} left a KUBE-EXT chain without a DNAT; the text lacks kube-proxy's last rule there (${someOf(missing)}), which has no comment for grep to keep: add ${one ? "it" : "them"} to trace the node`;
 }

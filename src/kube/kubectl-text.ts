@@ -92,8 +92,7 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
     return {
       form: "warning",
       line: kubectlWarning,
-      message:
-        "this line is a warning kubectl printed on its standard error, not part of the objects: remove it (or run kubectl with 2>/dev/null)",
+      message: "this line is a kubectl warning (from its stderr), not part of the objects: remove it",
     };
   }
   if (LISTING_CHAIN.test(trimmed) || LISTING_HEADER.test(trimmed)) {
@@ -101,7 +100,7 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
       form: "listing",
       line,
       message:
-        "this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table",
+        "this is an 'iptables -L' listing, which leaves parts of rules out: give what 'iptables-save' (or 'iptables -t nat -S') prints",
     };
   }
   const logged = LOG_PREFIX.exec(trimmed);
@@ -110,7 +109,7 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
     return {
       form: "log",
       line,
-      message: `these are log lines (\`${prefix.trimEnd()}' before each rule), not rules text: remove the prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //') and give the rules`,
+      message: `these are log lines (\`${prefix.trimEnd()}' before each rule): remove that prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //')`,
     };
   }
   if (NFT_TABLE.test(trimmed)) {
@@ -118,7 +117,7 @@ export function kubectlTextForm(text: string): KubectlText | undefined {
       form: "nft",
       line,
       message:
-        "this is nftables' text ('nft list'), which is not read here (and is no cluster file): give what 'iptables-save' prints (on an iptables-nft node it shows the same rules); kube-proxy's nftables mode is only generated (generate --mode nftables)",
+        "this is nftables' text ('nft list'), which is not read here: give what 'iptables-save' prints",
     };
   }
   if (TABLE_HEADER.test(first)) {

@@ -176,10 +176,10 @@ export function readClusterYaml(source: string, options: ReadOptions = {}): Read
     // A Markdown horizontal rule where a `---` separator was (a guide rendered and copied back).
     const ruleLine = at === undefined ? undefined : lineText(text, lineCounter, at.line);
     if (ruleLine !== undefined && MARKDOWN_RULE.test(ruleLine)) {
-      return yamlProblem(
-        `this line (${ruleLine.trim()}) is a Markdown rule, not a YAML document separator: separate the documents with ---`,
-        { line: at?.line ?? 1, col: 1 },
-      );
+      return yamlProblem(`${ruleLine.trim()} is a Markdown rule, not a YAML document separator (---)`, {
+        line: at?.line ?? 1,
+        col: 1,
+      });
     }
     return yamlProblem(message || "unknown error", at);
   }

@@ -183,7 +183,7 @@ function hintUnsetType(
     start,
     "REQUIRED",
     "type",
-    `not set, so the Service is ClusterIP (the default), yet it sets ${fields.join(", ")}, as ${kind} does: was "type: ${balancer.length > 0 ? "LoadBalancer" : "NodePort"}" lost (kubectl output cut short)? The errors below follow from this`,
+    `not set, so ClusterIP, yet ${fields.join(", ")} ${fields.length > 1 ? "are" : "is"} set, as on ${kind}: was "type: ${balancer.length > 0 ? "LoadBalancer" : "NodePort"}" lost (a paste cut short)? The errors below follow from it`,
   );
   r.leave();
 }

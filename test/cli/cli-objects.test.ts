@@ -301,11 +301,11 @@ describe("a node's rules listed by iptables -L", () => {
     const trace = runCli(["trace", listed, "--src", "10.244.1.5", "--dst", "10.96.0.10:53"]);
     expect(trace.code).toBe(2);
     expect(stderrLines(trace)).toEqual([
-      `kube-iptables: ${listed}:1:1: this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table`,
+      `kube-iptables: ${listed}:1:1: this is an 'iptables -L' listing, which leaves parts of rules out: give what 'iptables-save' (or 'iptables -t nat -S') prints`,
     ]);
     const diff = runCli(["diff", listed, listed]);
     expect(diff.code).toBe(2);
-    expect(stderrLines(diff)[0]).toContain("this is the listing 'iptables -L' prints");
+    expect(stderrLines(diff)[0]).toContain("this is an 'iptables -L' listing");
     const prompted = file("prompted.txt", `root@node-1:~# iptables -t nat -L -n\n${text}`);
     const traced = runCli(["trace", prompted, "--src", "10.244.1.5", "--dst", "10.96.0.10:53"]);
     expect(traced.code).toBe(2);

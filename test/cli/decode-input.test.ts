@@ -104,7 +104,7 @@ describe("readClusterText", () => {
     for (const rule of ["***", "___", "* * *"]) {
       const problems = readClusterText(`${svc("a")}\n${rule}\n${svc("b")}`).problems;
       expect(problems.map((p) => `${p.line}:${p.column}: ${p.message}`)).toEqual([
-        `7:1: the input is not valid YAML: this line (${rule}) is a Markdown rule, not a YAML document separator: separate the documents with ---`,
+        `7:1: the input is not valid YAML: ${rule} is a Markdown rule, not a YAML document separator (---)`,
       ]);
     }
     // Elsewhere, yaml's own message stays.

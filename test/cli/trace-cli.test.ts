@@ -295,12 +295,12 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
       "default/web:http → 192.0.2.10:30080 (no DNAT)  p=1.000000000  no masquerade",
     );
     expect(notes(r.err)).toContain(
-      `kube-iptables: note: ${join(dir, "ext-tail-lost.txt")}: a path left its external chain without a DNAT, but kube-proxy ends that chain with a jump to the endpoints the text lacks (-A ${EXT} -j ${SVL}): a rule without a comment, which grep leaves out; add it to trace what the node does`,
+      `kube-iptables: note: ${join(dir, "ext-tail-lost.txt")}: a path left a KUBE-EXT chain without a DNAT; the text lacks kube-proxy's last rule there (-A ${EXT} -j ${SVL}), which has no comment for grep to keep: add it to trace the node`,
     );
     // With that rule, the node DNATs; and externalTrafficPolicy Cluster names KUBE-SVC.
     const whole = await capture([write("ext-tail.txt", [...lines, `-A ${EXT} -j ${SVL}`]), ...toNodePort]);
     expect(whole.out.split("\n")[0]).toBe("default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade");
-    expect(notes(whole.err).join("\n")).not.toContain("external chain");
+    expect(notes(whole.err).join("\n")).not.toContain("KUBE-EXT chain");
     const cluster = await capture([
       write(
         "ext-cluster.txt",

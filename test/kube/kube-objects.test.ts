@@ -605,7 +605,7 @@ describe("kubectl's human-readable output instead of objects", () => {
     ]);
     const json = '{"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"}, "subsets": []}';
     expect(problemsOf(`${warning}\n\n${json}\n`)).toEqual([
-      "1:1 this line is a warning kubectl printed on its standard error, not part of the objects: remove it (or run kubectl with 2>/dev/null)",
+      "1:1 this line is a kubectl warning (from its stderr), not part of the objects: remove it",
     ]);
     expect(readClusterText(`${warning}\n${serviceYamlText}`).problems).toEqual([]);
   });
@@ -627,7 +627,7 @@ describe("a node's rules in a form not read: iptables -L, nft list", () => {
   const problemsOf = (text: string) =>
     readClusterText(text).problems.map((p) => `${p.line}:${p.column} ${p.message}`);
   const listing =
-    "this is the listing 'iptables -L' prints, which leaves parts of rules out (and is no cluster file): give what 'iptables-save' prints instead (sudo iptables-save > node.txt), or 'iptables -t nat -S' for one table";
+    "this is an 'iptables -L' listing, which leaves parts of rules out: give what 'iptables-save' (or 'iptables -t nat -S') prints";
 
   test("iptables -L, -L -n -v, one user chain, --line-numbers, after iptables-nft's warning", () => {
     // The shapes of real pastes (a k3s/metallb lab's `iptables -t nat -L CHAIN -n`; an
@@ -669,7 +669,7 @@ describe("a node's rules in a form not read: iptables -L, nft list", () => {
       "",
     ].join("\n");
     expect(problemsOf(logged)).toEqual([
-      "1:1 these are log lines (`Nov 14 11:06:11 HOSTNAME kube-proxy[12085]:' before each rule), not rules text: remove the prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //') and give the rules",
+      "1:1 these are log lines (`Nov 14 11:06:11 HOSTNAME kube-proxy[12085]:' before each rule): remove that prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //')",
     ]);
     expect(problemsOf("2016-11-14T11:06:11+0000 node-1 kube-proxy[7]: *nat\n")[0]).toMatch(
       /^1:1 these are log lines/,

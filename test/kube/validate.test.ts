@@ -670,7 +670,7 @@ describe("a Service whose type was lost (a kubectl paste cut short)", () => {
 
   test("one error at spec.type names the likely cause, in front of the ClusterIP errors it explains", () => {
     expect(problems({ services: [service(lostType)] })).toEqual([
-      'error REQUIRED services[0].spec.type: not set, so the Service is ClusterIP (the default), yet it sets nodePort, externalTrafficPolicy, healthCheckNodePort, allocateLoadBalancerNodePorts, as a LoadBalancer Service does: was "type: LoadBalancer" lost (kubectl output cut short)? The errors below follow from this',
+      'error REQUIRED services[0].spec.type: not set, so ClusterIP, yet nodePort, externalTrafficPolicy, healthCheckNodePort, allocateLoadBalancerNodePorts are set, as on a LoadBalancer Service: was "type: LoadBalancer" lost (a paste cut short)? The errors below follow from it',
       "error INVALID_VALUE services[0].spec.ports[0].nodePort: 31669 is set, but a ClusterIP Service has no node ports",
       'error INVALID_VALUE services[0].spec.externalTrafficPolicy: "Local" may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)',
       "error INVALID_VALUE services[0].spec.healthCheckNodePort: 31497 may only be set on a LoadBalancer Service with externalTrafficPolicy Local",
@@ -681,12 +681,12 @@ describe("a Service whose type was lost (a kubectl paste cut short)", () => {
   test("node ports alone suggest NodePort; load-balancer status alone suggests LoadBalancer", () => {
     const [nodePort] = problems({ services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] });
     expect(nodePort).toContain(
-      'sets nodePort, as a NodePort or LoadBalancer Service does: was "type: NodePort" lost',
+      'nodePort is set, as on a NodePort or LoadBalancer Service: was "type: NodePort" lost',
     );
     const ingress = { status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } } };
     const [status] = problems({ services: [service({}, ingress)] });
     expect(status).toContain(
-      'sets status.loadBalancer.ingress, as a LoadBalancer Service does: was "type: LoadBalancer" lost',
+      'status.loadBalancer.ingress is set, as on a LoadBalancer Service: was "type: LoadBalancer" lost',
     );
   });
 
