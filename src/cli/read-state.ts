@@ -4,11 +4,11 @@
 
 import type { HeaderlessRead } from "../iptables/index.js";
 import { generateState, stateAfterFullSync } from "../iptables/output/rules.js";
-import { detectTextForm } from "../iptables/parse/detect.js";
+import { detectTextForm, pastedTextProblem } from "../iptables/parse/detect.js";
 import type { IPFamily, RuleSet } from "../ir/types.js";
 import { prepareCluster } from "../kube/from-kubernetes.js";
 import type { ReadResult } from "../kube/read-value.js";
-import { expandInputs, readInput, writeRuleTextProblems } from "./io.js";
+import { expandInputs, readInput, writeProblems, writeRuleTextProblems } from "./io.js";
 import { applyNodeOptions, readOptionsOf, writeClusterProblems } from "./node-options.js";
 import { otherFamilyHint } from "./other-family.js";
 import { readCluster, readClusterFiles, usableRead } from "./read-cluster.js";
@@ -50,8 +50,15 @@ export async function readState(
   const text = readInput(file);
   if (text === null) return null;
   const form = detectTextForm(text);
-  if (form === "cluster")
+  if (form === "cluster") {
+    // A prompt pasted above the file: one message, not a YAML one (as for several files).
+    const pasted = pastedTextProblem(text, false);
+    if (pasted !== null) {
+      writeProblems(file, [pasted]);
+      return null;
+    }
     return stateOfCluster(await readCluster(text, readOptionsOf(values)), values, family, file);
+  }
   // A payload is kube-proxy's, for iptables-restore --noflush: it may jump to chains it does not declare.
   let first: readonly Parameters<typeof writeRuleTextProblems>[1][number][] | null = null;
   for (const each of family === undefined ? (["IPv4", "IPv6"] as const) : [family]) {

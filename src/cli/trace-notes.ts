@@ -85,3 +85,86 @@ export function unjumpedChainsNote(file: string, state: RuleSet, result: TraceRe
       : `; for KUBE-NODEPORTS, that is ${NODEPORTS_TAIL}, which grep leaves out: add the node's to trace a node port`;
   return `${file}: no service took the packet, and nothing in the text jumps to ${someOf(names)} (chains with rules): the rules that lead there are not in it${tail}`;
 }
+
+/** A rule's own matches and target, without its `-m comment --comment …`. */
+function withoutComment(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-m" && args[i + 1] === "comment") {
+      i++;
+      continue;
+    }
+    if (args[i] === "--comment") {
+      i++;
+      continue;
+    }
+    out.push(args[i] as string);
+  }
+  return out;
+}
+
+/** The text of a rule's comment, or null. */
+function commentOf(args: readonly string[]): string | null {
+  const at = args.indexOf("--comment");
+  return at < 0 ? null : (args[at + 1] ?? null);
+}
+
+const EXTERNAL_CHAIN = /^KUBE-EXT-(\S+)$/;
+const JUMP_TO_EXTERNAL = / -[jg] (KUBE-EXT-\S+)/;
+
+/**
+ * The note for a trace of a headerless text in which a path went into a service's external
+ * chain (`KUBE-EXT-…`) and came out without a DNAT, when that chain lacks the rule kube-proxy
+ * always ends it with while the endpoints are there: `-A KUBE-EXT-X -j KUBE-SVL-X`
+ * (externalTrafficPolicy Local, the text holding KUBE-SVL-X's rules) or `-A KUBE-EXT-X -j
+ * KUBE-SVC-X` (Cluster: its masquerade rule is there). That rule has no comment, so `iptables-save
+ * | grep SERVICE` leaves it out and the trace ends where the node would DNAT. Null otherwise
+ * (with no local endpoints, a Local chain has no such rule: the packet is dropped in filter).
+ */
+export function lostExternalTailNote(file: string, state: RuleSet, result: TraceResult): string | null {
+  const nat = state.tables.find((t) => t.name === "nat");
+  if (nat === undefined) return null;
+  const entered = new Set<string>();
+  for (const o of result.outcomes) {
+    if (o.dnat !== null) continue;
+    for (const s of o.steps) {
+      if (s.table !== "nat") continue;
+      if (EXTERNAL_CHAIN.test(s.chain)) entered.add(s.chain);
+      const to = JUMP_TO_EXTERNAL.exec(s.rule)?.[1];
+      if (to !== undefined) entered.add(to);
+    }
+  }
+  if (entered.size === 0) return null;
+  const rulesOf = new Map<string, (readonly string[])[]>();
+  for (const e of nat.entries) {
+    if (e.kind !== "rule" || e.op !== "-A") continue;
+    const list = rulesOf.get(e.chain);
+    if (list === undefined) rulesOf.set(e.chain, [e.args]);
+    else list.push(e.args);
+  }
+  const missing: string[] = [];
+  for (const chain of [...entered].sort()) {
+    const hash = (EXTERNAL_CHAIN.exec(chain) as RegExpExecArray)[1] as string;
+    const own = rulesOf.get(chain) ?? [];
+    // A rule that sends every packet on is there (not the masquerade mark, which returns): the
+    // path left by another way.
+    const endsChain = (args: readonly string[]): boolean => {
+      const target = ruleTarget(args);
+      return withoutComment(args).length === 2 && target !== null && target !== "KUBE-MARK-MASQ";
+    };
+    if (own.some(endsChain)) continue;
+    const local = `KUBE-SVL-${hash}`;
+    const cluster = `KUBE-SVC-${hash}`;
+    const masquerades = own.some((args) => commentOf(args)?.startsWith("masquerade traffic for ") === true);
+    const target =
+      (rulesOf.get(local)?.length ?? 0) > 0
+        ? local
+        : masquerades && (rulesOf.get(cluster)?.length ?? 0) > 0
+          ? cluster
+          : null;
+    if (target !== null) missing.push(`-A ${chain} -j ${target}`);
+  }
+  if (missing.length === 0) return null;
+  const one = missing.length === 1;
+  return `${file}: ${one ? "a path" : "paths"} left a KUBE-EXT chain without a DNAT; the text lacks kube-proxy's last rule there (${someOf(missing)}), which has no comment for grep to keep: add ${one ? "it" : "them"} to trace the node`;
+}

@@ -14,7 +14,7 @@ import { drawTrace, isGraphFormat } from "./graph.js";
 import { writeErr, writeNote, writeOut } from "./io.js";
 import { checkNodeOptions, NODE_OPTIONS, readOptionsOf } from "./node-options.js";
 import { readState } from "./read-state.js";
-import { absentChains, absentChainsNote, unjumpedChainsNote } from "./trace-notes.js";
+import { absentChains, absentChainsNote, lostExternalTailNote, unjumpedChainsNote } from "./trace-notes.js";
 import { EXIT_INPUT, EXIT_OK, UsageError } from "./usage.js";
 
 const OPTIONS = {
@@ -141,6 +141,8 @@ export async function runTrace(argv: readonly string[]): Promise<number> {
     if (absent !== null) writeNote(absent);
     const unjumped = held === null ? null : unjumpedChainsNote(file, traced.state, result);
     if (unjumped !== null) writeNote(unjumped);
+    const lostTail = held === null ? null : lostExternalTailNote(file, traced.state, result);
+    if (lostTail !== null) writeNote(lostTail);
     // Whether an address is the node's decides the outcome and the node's addresses were not
     // given: the trace is incomplete input, not a result to act on (exit 2, both sides printed).
     if (result.needsNodeAddress.length > 0) {

@@ -18,7 +18,21 @@ interface Group {
   reordered: string[];
 }
 
-// The first word of a kube-proxy comment names the service port (`ns/name:port`, `ns/name`).
+/** A service port as kube-proxy's comments name it: `ns/name:port`, or `ns/name` for an unnamed port. */
+const SERVICE_PORT = /^[a-z0-9.-]+\/[a-z0-9.-]+(?::\S+)?$/;
+/**
+ * The service port a comment names after `for`, in the comments of the external, firewall and
+ * v1.22 XLB chains: `masquerade traffic for ns/name:port external destinations`, `pod traffic
+ * for …`, `route LOCAL traffic for … LB IP to service chain`, `Balancing rule 0 for ns/name:port`.
+ */
+const FOR_SERVICE_PORT = /(?:^| )for ([a-z0-9.-]+\/[a-z0-9.-]+(?::\S+)?)(?: |$)/;
+/** A per-service chain, and the hash its name shares with the other chains of the same service port. */
+const PER_SERVICE = /^KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP)-(\S+)$/;
+/** The per-service chains named by the service port's hash (a KUBE-SEP- chain is named by its endpoint). */
+const PORT_CHAIN = /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-/;
+
+// A kube-proxy comment names the service port by its first word (`ns/name:port`, `ns/name`), or
+// after `for` (see FOR_SERVICE_PORT).
 function serviceOf(rule: Rule, family: IPFamily): string | null {
   const c = canonicalizeRuleCached(rule, family);
   let text: string | undefined;
@@ -30,7 +44,8 @@ function serviceOf(rule: Rule, family: IPFamily): string | null {
   }
   if (text === undefined) return null;
   const word = text.split(" ")[0] ?? "";
-  return /^[a-z0-9.-]+\/[a-z0-9.-]+(?::\S+)?$/.test(word) ? word : null;
+  if (SERVICE_PORT.test(word)) return word;
+  return FOR_SERVICE_PORT.exec(text)?.[1] ?? null;
 }
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
@@ -54,14 +69,31 @@ export function summarizeDiff(diff: RuleSetDiff): string {
     }
     return g;
   };
+  // A per-service chain belongs to the service port its rules name. KUBE-SVC-, -SVL-, -EXT-, -FW-
+  // and -XLB- chains share their name's hash: one whose rules name none (an external chain that
+  // only jumps to the service chain) belongs to the port another chain of the same hash names.
+  const ownerOf = new Map<string, string | null>();
+  const byHash = new Map<string, string>();
   for (const table of diff.tables) {
     for (const c of table.chains) {
-      // A per-service chain belongs to the Service its rules name; else to the chain itself.
-      const own = [...c.new.rules, ...c.old.rules]
-        .map((r) => serviceOf(r, diff.family))
-        .find((s) => s !== null);
-      const perService = /^KUBE-(SVC|SVL|EXT|FW|SEP)-/.test(c.chain);
-      const chainGroup = perService && own !== undefined && own !== null ? own : `${table.name} ${c.chain}`;
+      const hash = PER_SERVICE.exec(c.chain)?.[1];
+      if (hash === undefined) continue;
+      const own =
+        [...c.new.rules, ...c.old.rules].map((r) => serviceOf(r, diff.family)).find((s) => s !== null) ??
+        null;
+      ownerOf.set(`${table.name} ${c.chain}`, own);
+      if (own !== null && PORT_CHAIN.test(c.chain) && !byHash.has(hash)) byHash.set(hash, own);
+    }
+  }
+  for (const table of diff.tables) {
+    for (const c of table.chains) {
+      // A per-service chain belongs to its Service; else to the chain itself.
+      const key = `${table.name} ${c.chain}`;
+      const hash = PER_SERVICE.exec(c.chain)?.[1];
+      const perService = hash !== undefined;
+      const own =
+        ownerOf.get(key) ?? (hash !== undefined && PORT_CHAIN.test(c.chain) ? byHash.get(hash) : undefined);
+      const chainGroup = perService && own !== undefined && own !== null ? own : key;
       if (c.status === "added") group(chainGroup).chainsAdded.push(c.chain);
       // A built-in chain of a table NEW lacks is emptied, not removed: its rules count below.
       if (c.status === "removed" && !isBuiltinChain(table.name, c.chain))

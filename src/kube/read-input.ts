@@ -8,10 +8,12 @@
  * @module
  */
 import {
+  CST,
   type Document,
   isCollection,
   isScalar,
   LineCounter,
+  Parser,
   parseAllDocuments,
   type ScalarTag,
   type Tags,
@@ -60,6 +62,45 @@ function kubectlTags(tags: Tags): Tags {
 /** The unreadable-YAML result. */
 function yamlProblem(reason: string, pos: { line: number; col: number } | undefined): ReadResult {
   return unreadable(`the input is not valid YAML: ${reason}`, pos);
+}
+
+/**
+ * Where the quoted scalar that runs to `end` (where yaml reports its missing closing quote, at
+ * the end of the text or of its document) opens; `undefined` if no such scalar is found. Read
+ * again from the text's CST: only a file with this error pays for it.
+ */
+function unclosedQuoteStart(text: string, end: number): number | undefined {
+  let start: number | undefined;
+  const check = (token: CST.Token | undefined): void => {
+    if (
+      token !== undefined &&
+      (token.type === "double-quoted-scalar" || token.type === "single-quoted-scalar") &&
+      token.offset + token.source.length === end
+    )
+      start = token.offset;
+  };
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== "document") continue;
+    check(token.value);
+    CST.visit(token, (item) => {
+      check(item.key ?? undefined);
+      check(item.value);
+      return start === undefined ? undefined : CST.visit.BREAK;
+    });
+    if (start !== undefined) break;
+  }
+  return start;
+}
+
+/** A Markdown horizontal rule (`***`, `___`, `* * *`), which YAML does not read as a separator. */
+const MARKDOWN_RULE = /^[ \t]*(?:\*[ \t]*){3,}$|^[ \t]*(?:_[ \t]*){3,}$/;
+
+/** The text of a 1-based line, without its line break. */
+function lineText(text: string, lines: LineCounter, line: number): string | undefined {
+  const start = lines.lineStarts[line - 1];
+  if (start === undefined) return undefined;
+  const end = lines.lineStarts[line] ?? text.length;
+  return text.slice(start, end).replace(/\r?\n$/, "");
 }
 
 /** Where the first mapping key that is a collection (`? [a, b] : c`) starts, if any. */
@@ -120,7 +161,27 @@ export function readClusterYaml(source: string, options: ReadOptions = {}): Read
   if (error !== undefined) {
     // The first line of yaml's message, without the place it appends: the problem carries that.
     const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
-    return yamlProblem(message || "unknown error", error.linePos?.[0]);
+    if (error.code === "MISSING_CHAR" && message.startsWith("Missing closing")) {
+      // yaml reports it where the text ends, far from the cause: point at the opening quote.
+      const quote = message.includes('"') ? '"' : "'";
+      const start = unclosedQuoteStart(text, error.pos[0]);
+      if (start !== undefined) {
+        return yamlProblem(
+          `the ${quote} string opened here is never closed (a paste cut short?)`,
+          lineCounter.linePos(start),
+        );
+      }
+    }
+    const at = error.linePos?.[0];
+    // A Markdown horizontal rule where a `---` separator was (a guide rendered and copied back).
+    const ruleLine = at === undefined ? undefined : lineText(text, lineCounter, at.line);
+    if (ruleLine !== undefined && MARKDOWN_RULE.test(ruleLine)) {
+      return yamlProblem(`${ruleLine.trim()} is a Markdown rule, not a YAML document separator (---)`, {
+        line: at?.line ?? 1,
+        col: 1,
+      });
+    }
+    return yamlProblem(message || "unknown error", at);
   }
   const collectionKey = list.map(firstCollectionKey).find((offset) => offset !== undefined);
   if (collectionKey !== undefined) {

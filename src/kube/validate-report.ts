@@ -77,6 +77,15 @@ export class Report {
     this.problems.push(problem(code, this.path(key), message));
   }
 
+  /**
+   * Reports an error at the current path (or its child `key`), placed at `index` among the
+   * problems so far: a hint that explains problems already reported goes in front of them.
+   */
+  errorBefore(index: number, code: ErrorCode, key: PathKey | undefined, message: string): void {
+    this.errorCount++;
+    this.problems.splice(index, 0, problem(code, this.path(key), message));
+  }
+
   /** Reports a warning at the current path, or at its child `key`. */
   warn(code: ErrorCode, key: PathKey | undefined, message: string): void {
     this.problems.push(warning(code, this.path(key), message));

@@ -91,6 +91,8 @@ export function validateService(
   const spec = asRequired(r, "spec", svc.spec, asObject, "is required");
   let info: ServiceInfo | undefined;
   if (spec !== undefined) {
+    const start = r.problems.length;
+    const errorsBefore = r.errorCount;
     r.enter("spec");
     const found = validateSpec(r, spec);
     r.leave();
@@ -98,6 +100,7 @@ export function validateService(
     const ips = found.clusterIPs;
     if (meta.annotations !== undefined) validateAnnotations(r, meta.annotations, type, found.sourceRanges);
     validateStatus(r, svc, type);
+    if (r.errorCount > errorsBefore) hintUnsetType(r, svc, spec, meta.annotations, start);
     // kube-proxy: ShouldSkipService (no cluster IP, "None", ExternalName) and the informers'
     // label selectors; the API server stores such Services.
     let skipped = true;
@@ -131,6 +134,58 @@ export function validateService(
   }
   r.leave();
   return info;
+}
+
+/**
+ * A Service without `spec.type` is a ClusterIP Service (SetDefaults_Service), so the fields only
+ * a NodePort or LoadBalancer Service may set each get an error of their own, none of which names
+ * the cause: most often a `type:` line lost when kubectl output was cut short or hand-edited.
+ * One error at `spec.type`, in front of the Service's spec errors, says so. It is reported only
+ * when the Service already has errors and holds such fields, so it refuses nothing the API server
+ * takes. `start` is where the Service's spec problems begin in the report.
+ */
+function hintUnsetType(
+  r: Report,
+  svc: JsonObject,
+  spec: JsonObject,
+  annotations: JsonObject | undefined,
+  start: number,
+): void {
+  if (!isAbsent(spec.type)) return;
+  const balancer: string[] = [];
+  const either: string[] = [];
+  const ports = spec.ports;
+  if (
+    Array.isArray(ports) &&
+    ports.some((p) => isObject(p) && typeof p.nodePort === "number" && p.nodePort !== 0)
+  )
+    either.push("nodePort");
+  const external = Array.isArray(spec.externalIPs) && spec.externalIPs.length > 0;
+  if ((spec.externalTrafficPolicy === "Cluster" || spec.externalTrafficPolicy === "Local") && !external)
+    either.push("externalTrafficPolicy");
+  if (typeof spec.healthCheckNodePort === "number" && spec.healthCheckNodePort !== 0)
+    balancer.push("healthCheckNodePort");
+  if (typeof spec.allocateLoadBalancerNodePorts === "boolean") balancer.push("allocateLoadBalancerNodePorts");
+  if (Array.isArray(spec.loadBalancerSourceRanges) && spec.loadBalancerSourceRanges.length > 0)
+    balancer.push("loadBalancerSourceRanges");
+  else if (annotations !== undefined && typeof annotations[SOURCE_RANGES_ANNOTATION] === "string")
+    balancer.push(`the ${SOURCE_RANGES_ANNOTATION} annotation`);
+  if (typeof spec.loadBalancerClass === "string") balancer.push("loadBalancerClass");
+  const status = svc.status;
+  const lb = isObject(status) ? status.loadBalancer : undefined;
+  if (isObject(lb) && Array.isArray(lb.ingress) && lb.ingress.length > 0)
+    balancer.push("status.loadBalancer.ingress");
+  const fields = [...either, ...balancer];
+  if (fields.length === 0) return;
+  const kind = balancer.length > 0 ? "a LoadBalancer Service" : "a NodePort or LoadBalancer Service";
+  r.enter("spec");
+  r.errorBefore(
+    start,
+    "REQUIRED",
+    "type",
+    `not set, so ClusterIP, yet ${fields.join(", ")} ${fields.length > 1 ? "are" : "is"} set, as on ${kind}: was "type: ${balancer.length > 0 ? "LoadBalancer" : "NodePort"}" lost (a paste cut short)? The errors below follow from it`,
+  );
+  r.leave();
 }
 
 interface SpecFacts {

@@ -293,6 +293,26 @@ describe("kubectl's human-readable output", () => {
   });
 });
 
+describe("a node's rules listed by iptables -L", () => {
+  test("trace and diff name the listing and what to run instead; a prompt above it is named first", () => {
+    const text =
+      "Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\nKUBE-SVC-ERIFXISQEP7F7OF4  tcp  --  0.0.0.0/0            10.96.0.10           tcp dpt:53\n";
+    const listed = file("listed.txt", text);
+    const trace = runCli(["trace", listed, "--src", "10.244.1.5", "--dst", "10.96.0.10:53"]);
+    expect(trace.code).toBe(2);
+    expect(stderrLines(trace)).toEqual([
+      `kube-iptables: ${listed}:1:1: this is an 'iptables -L' listing, which leaves parts of rules out: give what 'iptables-save' (or 'iptables -t nat -S') prints`,
+    ]);
+    const diff = runCli(["diff", listed, listed]);
+    expect(diff.code).toBe(2);
+    expect(stderrLines(diff)[0]).toContain("this is an 'iptables -L' listing");
+    const prompted = file("prompted.txt", `root@node-1:~# iptables -t nat -L -n\n${text}`);
+    const traced = runCli(["trace", prompted, "--src", "10.244.1.5", "--dst", "10.96.0.10:53"]);
+    expect(traced.code).toBe(2);
+    expect(stderrLines(traced)[0]).toContain(`${prompted}:1:1: this line is a shell prompt and command`);
+  });
+});
+
 describe("YAML 1.1 as kubectl reads it", () => {
   test("an octal port and yes / no are what kubectl apply would create", () => {
     const text = [

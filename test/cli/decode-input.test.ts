@@ -80,6 +80,37 @@ describe("readClusterText", () => {
     ]);
   });
 
+  test("an unclosed quote is reported where it opens, not where the text ends", () => {
+    const where = (text: string) => read(text).map((p) => `${p.line}:${p.column}: ${p.message}`);
+    const read = (text: string) => readClusterText(text).problems;
+    // A kubectl paste cut inside a quoted value (kubernetes/cloud-provider-aws#87).
+    const cut = 'kind: List\nitems:\n- apiGroups:\n  - ""\n  - "extensi\n';
+    expect(where(cut)).toEqual([
+      '5:5: the input is not valid YAML: the " string opened here is never closed (a paste cut short?)',
+    ]);
+    // In a flow sequence, single-quoted, and before further documents.
+    expect(where("a: ['x', 'y\nb: 1\n")).toEqual([
+      "1:10: the input is not valid YAML: the ' string opened here is never closed (a paste cut short?)",
+    ]);
+    expect(where('a: 1\nb: "x\n---\nc: 2\n')[0]).toMatch(/^2:4: /);
+    // A quoted top-level value.
+    expect(where('"abc\n')[0]).toMatch(/^1:1: /);
+  });
+
+  test("a Markdown rule where a --- separator was is named as such", () => {
+    // A real guide's manifests, rendered by Markdown and copied back: `***` between documents.
+    const svc = (name: string) =>
+      `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}}\nspec:\n  clusterIP: None\n`;
+    for (const rule of ["***", "___", "* * *"]) {
+      const problems = readClusterText(`${svc("a")}\n${rule}\n${svc("b")}`).problems;
+      expect(problems.map((p) => `${p.line}:${p.column}: ${p.message}`)).toEqual([
+        `7:1: the input is not valid YAML: ${rule} is a Markdown rule, not a YAML document separator (---)`,
+      ]);
+    }
+    // Elsewhere, yaml's own message stays.
+    expect(readClusterText("a: b\n  c: d\n").problems[0]?.message).not.toMatch(/Markdown/);
+  });
+
   test("YAML merge keys (`<<: *anchor`) merge, as kubectl reads them", () => {
     const text = [
       "defaults: &web",

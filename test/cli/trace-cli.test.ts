@@ -275,6 +275,42 @@ describe("kube-iptables trace of a partial text (iptables-save | grep)", () => {
     expect(notes(reached.err)[1]).toContain("(nat KUBE-MARK-MASQ, ");
   });
 
+  it("names the jump to the endpoints that ends an external chain, when grep left it out", async () => {
+    // A real `iptables-save | grep nginx` on an AKS node (externalTrafficPolicy Local, the pod on
+    // that node): kube-proxy's last KUBE-EXT rule has no comment, so the grep lost it.
+    const EXT = "KUBE-EXT-AAAAAAAAAAAAAAAA";
+    const SVL = "KUBE-SVL-AAAAAAAAAAAAAAAA";
+    const lines = [
+      `-A KUBE-EXT-AAAAAAAAAAAAAAAA -s 10.244.0.0/16 -m comment --comment "pod traffic for default/web:http external destinations" -j ${SVC}`,
+      `-A ${EXT} -m comment --comment "masquerade LOCAL traffic for default/web:http external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+      `-A ${EXT} -m comment --comment "route LOCAL traffic for default/web:http external destinations" -m addrtype --src-type LOCAL -j ${SVC}`,
+      nodePort[0] as string,
+      `-A ${SVC} -m comment --comment "default/web:http -> 10.244.1.2:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+      `-A ${SVL} -m comment --comment "default/web:http -> 10.244.1.2:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB`,
+      nodePort[5] as string,
+      TAIL,
+    ];
+    const r = await capture([write("ext-tail-lost.txt", lines), ...toNodePort]);
+    expect(r.out.split("\n")[0]).toBe(
+      "default/web:http → 192.0.2.10:30080 (no DNAT)  p=1.000000000  no masquerade",
+    );
+    expect(notes(r.err)).toContain(
+      `kube-iptables: note: ${join(dir, "ext-tail-lost.txt")}: a path left a KUBE-EXT chain without a DNAT; the text lacks kube-proxy's last rule there (-A ${EXT} -j ${SVL}), which has no comment for grep to keep: add it to trace the node`,
+    );
+    // With that rule, the node DNATs; and externalTrafficPolicy Cluster names KUBE-SVC.
+    const whole = await capture([write("ext-tail.txt", [...lines, `-A ${EXT} -j ${SVL}`]), ...toNodePort]);
+    expect(whole.out.split("\n")[0]).toBe("default/web:http → 10.244.1.2:8080  p=1.000000000  no masquerade");
+    expect(notes(whole.err).join("\n")).not.toContain("KUBE-EXT chain");
+    const cluster = await capture([
+      write(
+        "ext-cluster.txt",
+        nodePort.filter((l) => l !== `-A KUBE-EXT-AAAAAAAAAAAAAAAA -j ${SVC}`).concat(TAIL),
+      ),
+      ...toNodePort,
+    ]);
+    expect(notes(cluster.err).join("\n")).toContain(`(-A ${EXT} -j ${SVC})`);
+  });
+
   it("names other chains with rules that nothing jumps to, when no service took the packet", async () => {
     const file = write("svc-unreached.txt", [
       `-A ${SVC} -j KUBE-SEP-BBBBBBBBBBBBBBBB`,

@@ -280,6 +280,51 @@ describe("diffRules", () => {
     expect(summary).not.toMatch(/chains removed [^\n]*(PREROUTING|OUTPUT)/);
   });
 
+  it("names the Service of its external, firewall and XLB chains, whose comments name it after 'for' or not at all", () => {
+    // A NodePort Service added (a real pair of dumps of one node, before and after its Services
+    // got endpoints, listed KUBE-EXT chains apart from their Service): and under v1.22, a
+    // Local LoadBalancer Service's KUBE-XLB and KUBE-FW chains.
+    const svc = (type: string, extra: Record<string, unknown> = {}) => ({
+      metadata: { name: "web", namespace: "shop" },
+      spec: {
+        type,
+        clusterIP: "10.96.0.20",
+        ports: [{ name: "http", port: 80, protocol: "TCP", nodePort: 30080 }],
+        ...extra,
+      },
+      ...(type === "LoadBalancer" ? { status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } } } : {}),
+    });
+    const slice = {
+      metadata: { name: "web-1", namespace: "shop", labels: { "kubernetes.io/service-name": "web" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.1.5"], conditions: { ready: true }, nodeName: "node-a" }],
+      ports: [{ name: "http", port: 8080, protocol: "TCP" }],
+    };
+    const summary = (config: Record<string, unknown>, service: unknown) =>
+      summarizeDiff(
+        diffRules(
+          stateOf({ config, services: [], endpointSlices: [] } as unknown as ClusterInput),
+          stateOf({ config, services: [service], endpointSlices: [slice] } as unknown as ClusterInput),
+        ),
+      );
+    const config = { hostname: "node-a", detectLocal: { mode: "ClusterCIDR", cidrs: ["10.244.0.0/16"] } };
+    const nodePort = summary(config, svc("NodePort"));
+    expect(nodePort).toMatch(
+      /^shop\/web:http: \+\d+ rules; chains added (?=.*KUBE-EXT-)(?=.*KUBE-SVC-)(?=.*KUBE-SEP-)/m,
+    );
+    expect(nodePort).not.toMatch(/^nat KUBE-EXT/m);
+    const xlb = summary(
+      { ...config, profile: "v1.22" },
+      svc("LoadBalancer", {
+        externalTrafficPolicy: "Local",
+        healthCheckNodePort: 32000,
+        loadBalancerSourceRanges: ["198.51.100.0/24"],
+      }),
+    );
+    expect(xlb).not.toMatch(/^nat KUBE-(XLB|FW)/m);
+    expect(xlb).toMatch(/^shop\/web:http: .*chains added (?=.*KUBE-FW-)(?=.*KUBE-XLB-)/m);
+  });
+
   it("leaves chains kube-proxy does not own alone", () => {
     const seq = sequences[0] as Sequence;
     const s = seq.steps[0] as Sequence["steps"][number];

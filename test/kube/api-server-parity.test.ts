@@ -131,7 +131,7 @@ describe("Service annotations ValidateService reads", () => {
     // With the field set, the annotation is not read.
     expect(lb({ [RANGES]: "nonsense" }, { loadBalancerSourceRanges: ["10.0.0.0/8"] })).toEqual([]);
     // Set at all, even empty, on another type.
-    for (const spec of [NODE_PORT, {}]) {
+    for (const spec of [NODE_PORT, { type: "ClusterIP" }]) {
       const type = spec === NODE_PORT ? "NodePort" : "ClusterIP";
       expect(errors({ services: [service(spec, { annotations: { [RANGES]: "" } })] })).toEqual([
         `INVALID_VALUE services[0].metadata.annotations["${RANGES}"]: may only be set on a LoadBalancer Service, not a ${type} Service`,
@@ -277,7 +277,7 @@ describe("what SetDefaults_Service fills in", () => {
     );
     expect(restore(nodePort({ externalTrafficPolicy: "Local" }))).not.toBe(restore(nodePort({})));
     expect(errors(cluster({ externalTrafficPolicy: "" }))).toEqual([]);
-    expect(errors(cluster({ externalTrafficPolicy: "Cluster" }))).toEqual([
+    expect(errors(cluster({ type: "ClusterIP", externalTrafficPolicy: "Cluster" }))).toEqual([
       'INVALID_VALUE services[0].spec.externalTrafficPolicy: "Cluster" may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)',
     ]);
   });

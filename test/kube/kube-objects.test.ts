@@ -593,6 +593,23 @@ describe("kubectl's human-readable output instead of objects", () => {
     ).toEqual([`2:1 ${table}`]);
   });
 
+  test("kubectl's warnings above its output: a table is named, JSON names the warning line, YAML reads", () => {
+    // Every kubectl ≥ 1.33 prints this above `kubectl get endpoints` (real KodeKloud task log).
+    const warning = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
+    expect(
+      problemsOf(
+        `${warning}\nNAME            ENDPOINTS          AGE\nhttpd-service   10.22.0.10:80      36s\n`,
+      ),
+    ).toEqual([
+      "2:1 this is the table 'kubectl get' prints, not the objects: run the command again with -o yaml (or -o json) and give what it prints",
+    ]);
+    const json = '{"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"}, "subsets": []}';
+    expect(problemsOf(`${warning}\n\n${json}\n`)).toEqual([
+      "1:1 this line is a kubectl warning (from its stderr), not part of the objects: remove it",
+    ]);
+    expect(readClusterText(`${warning}\n${serviceYamlText}`).problems).toEqual([]);
+  });
+
   test("kubectl describe output is named as such; objects and other text are read as before", () => {
     expect(
       problemsOf("Name:              web\nNamespace:         shop\nType:              ClusterIP\n"),
@@ -603,6 +620,73 @@ describe("kubectl's human-readable output instead of objects", () => {
     expect(problemsOf("Name: web\nType: ClusterIP\n")).toEqual([]);
     expect(problemsOf("NAME TYPE\n")[0]).toMatch(/got the string "NAME TYPE"/);
     expect(readClusterText(serviceYamlText).problems).toEqual([]);
+  });
+});
+
+describe("a node's rules in a form not read: iptables -L, nft list", () => {
+  const problemsOf = (text: string) =>
+    readClusterText(text).problems.map((p) => `${p.line}:${p.column} ${p.message}`);
+  const listing =
+    "this is an 'iptables -L' listing, which leaves parts of rules out: give what 'iptables-save' (or 'iptables -t nat -S') prints";
+
+  test("iptables -L, -L -n -v, one user chain, --line-numbers, after iptables-nft's warning", () => {
+    // The shapes of real pastes (a k3s/metallb lab's `iptables -t nat -L CHAIN -n`; an
+    // iptables-nft node's `iptables -t nat -nv -L PREROUTING` under its legacy-tables warning).
+    expect(
+      problemsOf(
+        "Chain KUBE-SVC-CDEB5OJ5KJNVMLM6 (2 references)\ntarget     prot opt source               destination         \nKUBE-MARK-MASQ  tcp  -- !10.42.0.0/16         10.43.207.14         /* default/web cluster IP */ tcp dpt:80\n",
+      ),
+    ).toEqual([`1:1 ${listing}`]);
+    expect(
+      problemsOf(
+        "# Warning: iptables-legacy tables present, use iptables-legacy to see them\nChain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\n pkts bytes target     prot opt in     out     source               destination\n",
+      ),
+    ).toEqual([`2:1 ${listing}`]);
+    expect(problemsOf("\nChain INPUT (policy DROP 12K packets, 3M bytes)\n")).toEqual([`2:1 ${listing}`]);
+    expect(
+      problemsOf(
+        "num  target     prot opt source               destination\n1    DOCKER     all  --  0.0.0.0/0   0.0.0.0/0\n",
+      ),
+    ).toEqual([`1:1 ${listing}`]);
+  });
+
+  test("nft list ruleset and nft list table are named as nftables' text", () => {
+    expect(problemsOf("table ip kube-proxy {\n\tchain services {\n\t}\n}\n")[0]).toMatch(
+      /^1:1 this is nftables' text \('nft list'\), which is not read here/,
+    );
+    expect(
+      problemsOf(
+        "# Warning: table ip filter is managed by iptables-nft, do not touch!\ntable inet filter {\n}\n",
+      )[0],
+    ).toMatch(/^2:1 this is nftables' text/);
+  });
+
+  test("kube-proxy's payload in journal lines is named as log lines, with the prefix to remove", () => {
+    // kubernetes/kubernetes#36652: the restore payload as journalctl showed it.
+    const logged = [
+      "Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: -A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment default/kubernetes:https -j KUBE-SEP-SSNSCRUIRMZDLXKS",
+      "Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: COMMIT",
+      "",
+    ].join("\n");
+    expect(problemsOf(logged)).toEqual([
+      "1:1 these are log lines (`Nov 14 11:06:11 HOSTNAME kube-proxy[12085]:' before each rule): remove that prefix from every line (sed 's/^[^:]*:[^:]*:[^:]*: //')",
+    ]);
+    expect(problemsOf("2016-11-14T11:06:11+0000 node-1 kube-proxy[7]: *nat\n")[0]).toMatch(
+      /^1:1 these are log lines/,
+    );
+    // A log line whose message is not rules text keeps the YAML reading.
+    expect(problemsOf("Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: I1114 started\n").join()).not.toMatch(
+      /log lines/,
+    );
+  });
+
+  test("YAML whose first key or value merely starts alike keeps its own messages", () => {
+    expect(problemsOf("Chain: web\n").join()).not.toMatch(/iptables -L/);
+    expect(
+      problemsOf(
+        "# a comment\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {clusterIP: None}\n",
+      ).join(),
+    ).not.toMatch(/iptables -L|nft/);
   });
 });
 

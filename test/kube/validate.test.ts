@@ -301,7 +301,7 @@ describe("validateClusterInput: bad input", () => {
     ],
     [
       "a nodePort on a ClusterIP Service",
-      { services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] },
+      { services: [service({ type: "ClusterIP", ports: [{ port: 80, nodePort: 30080 }] })] },
       "error INVALID_VALUE services[0].spec.ports[0].nodePort: 30080 is set, but a ClusterIP Service has no node ports",
     ],
     [
@@ -655,6 +655,52 @@ describe("node ports the API server would have assigned", () => {
       "http 0",
       "https 30443",
     ]);
+  });
+});
+
+describe("a Service whose type was lost (a kubectl paste cut short)", () => {
+  // The shape of a real paste (Azure/AKS#3699): an ingress-nginx LoadBalancer Service printed by
+  // `kubectl get svc -o yaml`, cut before its `type:` and `status:` lines.
+  const lostType = {
+    allocateLoadBalancerNodePorts: true,
+    externalTrafficPolicy: "Local",
+    healthCheckNodePort: 31497,
+    ports: [{ name: "http", nodePort: 31669, port: 80, protocol: "TCP", targetPort: "http" }],
+  };
+
+  test("one error at spec.type names the likely cause, in front of the ClusterIP errors it explains", () => {
+    expect(problems({ services: [service(lostType)] })).toEqual([
+      'error REQUIRED services[0].spec.type: not set, so ClusterIP, yet nodePort, externalTrafficPolicy, healthCheckNodePort, allocateLoadBalancerNodePorts are set, as on a LoadBalancer Service: was "type: LoadBalancer" lost (a paste cut short)? The errors below follow from it',
+      "error INVALID_VALUE services[0].spec.ports[0].nodePort: 31669 is set, but a ClusterIP Service has no node ports",
+      'error INVALID_VALUE services[0].spec.externalTrafficPolicy: "Local" may only be set on an externally accessible Service (NodePort, LoadBalancer or with externalIPs)',
+      "error INVALID_VALUE services[0].spec.healthCheckNodePort: 31497 may only be set on a LoadBalancer Service with externalTrafficPolicy Local",
+      "error INVALID_VALUE services[0].spec.allocateLoadBalancerNodePorts: may only be set on a LoadBalancer Service, not a ClusterIP Service",
+    ]);
+  });
+
+  test("node ports alone suggest NodePort; load-balancer status alone suggests LoadBalancer", () => {
+    const [nodePort] = problems({ services: [service({ ports: [{ port: 80, nodePort: 30080 }] })] });
+    expect(nodePort).toContain(
+      'nodePort is set, as on a NodePort or LoadBalancer Service: was "type: NodePort" lost',
+    );
+    const ingress = { status: { loadBalancer: { ingress: [{ ip: "203.0.113.7" }] } } };
+    const [status] = problems({ services: [service({}, ingress)] });
+    expect(status).toContain(
+      'status.loadBalancer.ingress is set, as on a LoadBalancer Service: was "type: LoadBalancer" lost',
+    );
+  });
+
+  test("not when the type is written, nor when nothing but other errors needs it", () => {
+    for (const type of ["ClusterIP", ""]) {
+      const found = problems({ services: [service({ ...lostType, type })] });
+      expect(found).toHaveLength(4);
+      expect(found.join("\n")).not.toContain("spec.type");
+    }
+    expect(problems({ services: [service({ ports: [{ name: "HTTP", port: 80 }] })] })).toHaveLength(1);
+    // The same fields with externalIPs: the policy is allowed there, and nothing else needs a type.
+    expect(
+      problems({ services: [service({ externalIPs: ["203.0.113.9"], externalTrafficPolicy: "Local" })] }),
+    ).toEqual([]);
   });
 });
 
