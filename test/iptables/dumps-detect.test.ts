@@ -79,6 +79,9 @@ describe("pastedTextProblem", () => {
       "[root@node-1 ~]# iptables-legacy-save -c",
       "node-1:~ # /usr/sbin/ip6tables-save",
       "% kubectl get svc -o yaml",
+      "PS C:\\Users\\me\\k8s> kubectl get svc -o yaml",
+      "PS /home/me> kubectl get svc -o yaml",
+      "C:\\Users\\me>kubectl get svc -o yaml",
     ]) {
       const p = pastedTextProblem(`${prompt}\n${SAVE}`, true);
       expect(p?.line).toBe(1);

@@ -20,12 +20,13 @@ export type TextForm = "restore" | "save" | "cluster";
 /**
  * A shell prompt and the command after it, as a terminal shows them above a command's output:
  * `$ sudo iptables-save`, `root@node:~# iptables-save`, `[root@node ~]# iptables-save`,
- * `node:~ # iptables-save`; the command must be one that prints rules or files (sudo, iptables…,
+ * `node:~ # iptables-save`, PowerShell's `PS C:\Users\me> kubectl …` and cmd's `C:\Users\me>`;
+ * the command must be one that prints rules or files (sudo, iptables…,
  * kubectl, cat, ssh …), so that a YAML line such as `key: # note` is not taken for one. (A line
  * starting with `#` is a comment in rules text, never this.)
  */
 const PROMPT_LINE =
-  /^(?:[\w.-]+@[\w.-]+[^\s#$%>]*|\[[^\]\n]*\]|[\w.~:/-]+)?[ \t]?[#$%>][ \t]+(?:\S*\/)?(?:sudo|doas|su|ip6?tables[\w-]*|kubectl|oc|cat|ssh|nsenter|docker|crictl|k3s|minikube|kind|microk8s|grep|tee|less)(?:[ \t]|$)/;
+  /^(?:(?:[\w.-]+@[\w.-]+[^\s#$%>]*|\[[^\]\n]*\]|PS [^>\n]*|[\w.~:/-]+)?[ \t]?[#$%>][ \t]+|[A-Za-z]:\\[^>\n]*>[ \t]*)(?:\S*\/)?(?:sudo|doas|su|ip6?tables[\w-]*|kubectl|oc|cat|ssh|nsenter|docker|crictl|k3s|minikube|kind|microk8s|grep|tee|less)(?:[ \t]|$)/;
 /** What sudo (or su) asks before it runs the command. */
 const PASSWORD_LINE = /^(?:\[sudo\] password for [^:\n]*:|Password:)[ \t]*$/;
 /**
