@@ -37,7 +37,10 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
     return null;
   }
   // The text each state was read from goes with it: a diff finds unchanged chains by their bytes.
-  if (!isHeaderlessRules(text)) return { ...sourced(parseRules(text, options), text), held: null };
+  if (!isHeaderlessRules(text)) {
+    const parsed = sourced(parseRules(text, options), text);
+    return { ...(options.noflush === true ? parsed : lastBlocks(name, parsed, text)), held: null };
+  }
   const read = readHeaderlessRules(text);
   if (read === null) {
     writeErr(
@@ -54,6 +57,28 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
     (p): Problem => (p.line === undefined ? p : { ...p, line: read.lineMap[p.line - 1] ?? p.line }),
   );
   return { ruleSet: parsed.ruleSet, problems, held: read.held };
+}
+
+/**
+ * A text that holds a table more than once (two dumps pasted one after the other, such as
+ * iptables-nft-save's and iptables-legacy-save's), read as iptables-restore loads it: each
+ * `*table` block replaces the table (nft flushes it, legacy commits a new one), so the last block
+ * of each table is what the kernel holds. A note says so.
+ */
+function lastBlocks(name: string, parsed: ParseResult, text: string): ParseResult {
+  const { tables } = parsed.ruleSet;
+  const last = new Map<string, number>();
+  tables.forEach((t, i) => last.set(t.name, i));
+  if (last.size === tables.length) return parsed;
+  for (const table of new Set(tables.map((t) => t.name))) {
+    const times = tables.filter((t) => t.name === table).length;
+    if (times > 1)
+      writeNote(
+        `${name} holds the ${table} table ${times} times (dumps pasted one after another?): read as iptables-restore loads it, each *${table} block replacing the one before, so only the last counts here; iptables-nft's and iptables-legacy's tables are both active on a node: give each backend's dump on its own`,
+      );
+  }
+  const kept = { ...parsed.ruleSet, tables: tables.filter((t, i) => last.get(t.name) === i) };
+  return { ...parsed, ruleSet: withSourceText(kept, text) };
 }
 
 function sourced(parsed: ParseResult, text: string): ParseResult {
