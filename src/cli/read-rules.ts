@@ -68,7 +68,7 @@ export function parseRulesFile(file: string, text: string, options: ParseOptions
 function lastBlocks(name: string, parsed: ParseResult, text: string): ParseResult {
   const { tables } = parsed.ruleSet;
   const last = new Map<string, number>();
-  tables.forEach((t, i) => last.set(t.name, i));
+  for (let i = 0; i < tables.length; i++) last.set((tables[i] as (typeof tables)[number]).name, i);
   if (last.size === tables.length) return parsed;
   for (const table of new Set(tables.map((t) => t.name))) {
     const times = tables.filter((t) => t.name === table).length;
