@@ -22,10 +22,11 @@ import type {
 import type { Counters, IPFamily, Rule } from "../../ir/types.js";
 import { canonicalAddress } from "./address.js";
 import { type ExtensionContext, type OptionSpec, type RawOption, repeatedOption } from "./extension.js";
-import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES } from "./matches.js";
+import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, passThroughMatch } from "./matches.js";
 import { protocolName, protocolNumber } from "./protocols.js";
 import {
   PASS_THROUGH_TARGETS,
+  passThroughTarget,
   SAVE_STRING_OPTIONS,
   TARGET_EXTENSIONS,
   type TargetExtension,
@@ -89,7 +90,7 @@ class AddressListSignal extends RuleSpecError {
 /** A `-m` (or implicit) match being collected. */
 interface MatchSlot {
   readonly name: string;
-  readonly extension: MatchExtension | null;
+  readonly extension: MatchExtension;
   readonly raw: RawOption[];
   readonly argIndex: number;
 }
@@ -99,7 +100,6 @@ interface TargetSlot {
   readonly name: string;
   readonly goto: boolean;
   readonly extension: TargetExtension | null;
-  readonly passThrough: boolean;
   readonly raw: RawOption[];
   readonly argIndex: number;
 }
@@ -251,27 +251,22 @@ type PrefixOwner =
  * getopt_long takes an unambiguous prefix of a long option (`--dport` for multiport's
  * `--dports`): among iptables' own options and those of the extensions loaded so far (the
  * target, the matches, and `implicit` when the protocol's match is being loaded). Spellings
- * of one option (`--sport`, `--source-port`) are one candidate. `globals` false leaves
- * iptables' own options out (a pass-through extension is loaded: its options are unknown here,
- * and one of them may be the exact name the prefix stands for).
+ * of one option (`--sport`, `--source-port`) are one candidate.
  */
 function findOwnerByPrefix(
   prefix: string,
   target: TargetSlot | null,
   matches: readonly MatchSlot[],
   implicit: MatchSlot | null,
-  globals: boolean,
 ): PrefixOwner {
   let found: PrefixOwner = null;
   let global: string | null = null;
-  if (globals) {
-    for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
-      if (!spelling.startsWith(prefix)) continue;
-      if (global !== null && global !== option) return { kind: "ambiguous" };
-      global = option;
-    }
-    if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
+  for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
+    if (!spelling.startsWith(prefix)) continue;
+    if (global !== null && global !== option) return { kind: "ambiguous" };
+    global = option;
   }
+  if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
   const consider = (slot: MatchSlot | TargetSlot): boolean => {
     const options = slot.extension?.options;
     if (options === undefined) return true;
@@ -323,8 +318,6 @@ function canonicalizeArgs(
   let addressNegated = -1;
   const slots: MatchSlot[] = [];
   let target: TargetSlot | null = null;
-  // The extension that receives options nobody else knows (a pass-through match or target).
-  let passThrough: MatchSlot | TargetSlot | null = null;
   let negated = false;
   let negationIndex = -1;
   const ctx = { family, backend };
@@ -347,7 +340,7 @@ function canonicalizeArgs(
     if (arg.charCodeAt(1) === 45 && arg.length > 2 && !GLOBAL_EXACT.has(arg)) {
       exact = findOwner(arg, target, slots);
       if (exact === null) {
-        prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
+        prefixOwner = findOwnerByPrefix(arg, target, slots, null);
         if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
       }
     }
@@ -433,13 +426,10 @@ function canonicalizeArgs(
       case "--match": {
         if (negated) fail("unexpected `!' before -m", negationIndex);
         const name = valueAfter(args, i);
-        const extension = MATCH_EXTENSIONS.get(name) ?? null;
-        if (extension === null && !PASS_THROUGH_MATCHES.has(name)) {
-          fail(`Couldn't load match \`${name}':No such file or directory`, i + 1);
-        }
-        const slot: MatchSlot = { name, extension, raw: [], argIndex: i };
-        slots.push(slot);
-        if (extension === null) passThrough = slot;
+        const extension = MATCH_EXTENSIONS.get(name) ?? passThroughMatch(name, family);
+        if (extension === null)
+          return fail(`Couldn't load match \`${name}':No such file or directory`, i + 1);
+        slots.push({ name, extension, raw: [], argIndex: i });
         i += 2;
         continue;
       }
@@ -456,10 +446,13 @@ function canonicalizeArgs(
           // -g takes a user chain only; the backends word it differently.
           fail(backend === "nft" ? `Chain '${name}' does not exist` : `goto '${name}' is not a chain`, i + 1);
         }
-        const extension = TARGET_EXTENSIONS.get(name) ?? null;
-        const isPassThrough = extension === null && PASS_THROUGH_TARGETS.has(name);
-        target = { name, goto, extension, passThrough: isPassThrough, raw: [], argIndex: i };
-        if (isPassThrough) passThrough = target;
+        target = {
+          name,
+          goto,
+          extension: TARGET_EXTENSIONS.get(name) ?? passThroughTarget(name, family),
+          raw: [],
+          argIndex: i,
+        };
         i += 2;
         continue;
       }
@@ -482,7 +475,7 @@ function canonicalizeArgs(
         const spec = implicit.options.get(arg);
         if (spec !== undefined) owner = { spec, slot };
         else if (arg.charCodeAt(1) === 45 && arg.length > 2) {
-          const found = findOwnerByPrefix(arg, target, slots, slot, passThrough === null);
+          const found = findOwnerByPrefix(arg, target, slots, slot);
           if (found?.kind === "extension" && found.slot === slot) owner = found;
           else if (found !== null) fail(`unknown option "${arg}"`, i);
         }
@@ -491,7 +484,8 @@ function canonicalizeArgs(
     }
     if (owner !== null) {
       const { spec, slot } = owner;
-      if (negated && !spec.invert) fail(`option "${arg}" cannot be inverted`, negationIndex);
+      if (negated && !spec.invert)
+        fail(`${slot.name}: option "${spec.canon}" cannot be inverted`, negationIndex);
       if (spec.arity > 0 && i + spec.arity >= n) {
         fail(`option "${arg}" requires an argument`, i);
       }
@@ -507,26 +501,6 @@ function canonicalizeArgs(
       });
       negated = false;
       i += 1 + spec.arity;
-      continue;
-    }
-    if (passThrough !== null) {
-      // Unknown arity: the values run up to the next option or `!`.
-      let j = i + 1;
-      while (j < n) {
-        const v = args[j] as string;
-        if (v === "!" || (v.length > 1 && v.charCodeAt(0) === 45 && !isNumberLike(v))) break;
-        j++;
-      }
-      passThrough.raw.push({
-        name: arg,
-        negated,
-        values: args.slice(i + 1, j),
-        argIndex: i,
-        protocolSoFar: protocol === null ? -1 : protocol.number,
-        protocolGiven: protocol === null ? -1 : protocol.number,
-      });
-      negated = false;
-      i = j;
       continue;
     }
     fail(`unknown option "${arg}"`, i);
@@ -547,10 +521,6 @@ function canonicalizeArgs(
   const matches: CanonicalMatch[] = [];
   const merged = backend === "nft" ? mergePortMatches(slots) : slots;
   for (const slot of merged) {
-    if (slot.extension === null) {
-      matches.push({ kind: "generic", name: slot.name, options: slot.raw.map(rawToOption) });
-      continue;
-    }
     const m = slot.extension.finish(slot.name, slot.raw, ectx, slot.argIndex);
     if (m !== null) matches.push(m);
   }
@@ -559,8 +529,6 @@ function canonicalizeArgs(
     const t: TargetSlot = target;
     if (t.extension !== null) {
       canonicalTarget = t.extension.finish(t.name, t.goto, t.raw, ectx, t.argIndex);
-    } else if (t.passThrough) {
-      canonicalTarget = { kind: "generic", name: t.name, goto: t.goto, options: t.raw.map(rawToOption) };
     } else {
       canonicalTarget = {
         kind: VERDICTS.has(t.name) ? "verdict" : "chain",
@@ -580,16 +548,6 @@ function canonicalizeArgs(
     matches,
     target: canonicalTarget,
   };
-}
-
-/** `-5` or `-0.1` are values, not options. */
-function isNumberLike(v: string): boolean {
-  const c = v.charCodeAt(1);
-  return (c >= 48 && c <= 57) || c === 46;
-}
-
-function rawToOption(r: RawOption): CanonicalOption {
-  return { name: r.name, negated: r.negated, values: r.values };
 }
 
 /** nf_tables merges repeated tcp/udp matches into the first one (spec §3, §12 row 3). */

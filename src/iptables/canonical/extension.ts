@@ -104,3 +104,54 @@ export function repeatedOption(
 export function firstValue(raw: RawOption): string {
   return raw.values[0] ?? "";
 }
+
+/** An extension known by its option table only: its options are checked, kept as given. */
+export interface TableExtension {
+  /** Option spellings it owns. */
+  readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Options iptables takes once (the guided parser's rule for options without XTOPT_MULTI). */
+  readonly once: ReadonlyMap<string, string>;
+  /** Options iptables requires (XTOPT_MAND). */
+  readonly mandatory: readonly string[];
+}
+
+/**
+ * Reads a compact option table (iptables' option entries of the extension's newest revision):
+ * space-separated names, each followed by one `=` per value it takes, `!` when it may be
+ * inverted, `*` when it is mandatory, `+` when it may be repeated.
+ *
+ * @example
+ * tableExtension("limit", "limit= limit-burst=").options.get("--limit") // { canon: "--limit", arity: 1, invert: false }
+ */
+export function tableExtension(owner: string, table: string): TableExtension {
+  const options = new Map<string, OptionSpec>();
+  const once = new Map<string, string>();
+  const mandatory: string[] = [];
+  for (const word of table.split(" ")) {
+    if (word.length === 0) continue;
+    let end = word.length;
+    while ("=!*+".includes(word[end - 1] as string)) end--;
+    const canon = `--${word.slice(0, end)}`;
+    const marks = word.slice(end);
+    let arity = 0;
+    for (const c of marks) if (c === "=") arity++;
+    options.set(canon, { canon, arity, invert: marks.includes("!") });
+    if (!marks.includes("+")) once.set(canon, `${owner}: option "${canon}" can only be used once`);
+    if (marks.includes("*")) mandatory.push(canon);
+  }
+  return { options, once, mandatory };
+}
+
+/** Throws unless every mandatory option of a table extension was given. */
+export function requireMandatory(
+  owner: string,
+  ext: TableExtension,
+  raw: readonly RawOption[],
+  argIndex: number,
+): void {
+  for (const m of ext.mandatory) {
+    if (!raw.some((r) => r.name === m)) {
+      throw new RuleSpecError(`${owner}: option "${m}" must be specified`, argIndex);
+    }
+  }
+}

@@ -17,6 +17,9 @@ import {
   optionTable,
   type RawOption,
   rejectRepeat,
+  requireMandatory,
+  type TableExtension,
+  tableExtension,
 } from "./extension.js";
 import { protocolNumber } from "./protocols.js";
 import {
@@ -24,7 +27,7 @@ import {
   hex32,
   type PortRange,
   parseCUnsigned,
-  parseDecimal,
+  parseGuidedPortRange,
   parsePortRange,
   probabilityToStored,
   probabilityToText,
@@ -147,8 +150,6 @@ function makePortMatch(protocolName: string): MatchExtension {
     finish(name, raw, ctx, argIndex) {
       const isSctp = name === "sctp";
       requireProtocol(name, PROTOCOL_OF[name] ?? -1, ctx, argIndex);
-      // udp reads ports in decimal; tcp and sctp with C base 0 (spec §5.1: `010` is 8 for tcp).
-      const octal = name !== "udp";
       let sport: PortCondition | null = null;
       let dport: PortCondition | null = null;
       let invertedFullRange = false;
@@ -159,7 +160,17 @@ function makePortMatch(protocolName: string): MatchExtension {
         switch (r.name) {
           case "--sport":
           case "--dport": {
-            const range = parsePortRange(firstValue(r), octal, r.argIndex + 1);
+            // udp reads ports as getaddrinfo does; tcp and sctp with C base 0 (spec §5.1: `010`
+            // is 8 for tcp, 10 for udp, and udp takes 65536 as 0 and a range upside down).
+            const range =
+              name === "udp"
+                ? parseGuidedPortRange(
+                    firstValue(r),
+                    name,
+                    r.name === "--sport" ? "--source-port" : "--destination-port",
+                    r.argIndex + 1,
+                  )
+                : parsePortRange(firstValue(r), r.argIndex + 1);
             let cond: PortCondition | null = { min: range.min, max: range.max, negated: r.negated };
             // tcp/udp drop a full range; inverted, the match can never hit (spec §5.1).
             if (!isSctp && range.min === 0 && range.max === 65535) {
@@ -183,7 +194,7 @@ function makePortMatch(protocolName: string): MatchExtension {
           }
           case "--tcp-option": {
             if (name !== "tcp") fail(`unknown option "--tcp-option"`, r.argIndex);
-            const n = parseDecimal(firstValue(r), 255);
+            const n = parseCUnsigned(firstValue(r), 255);
             if (n < 1) fail(`Unknown TCP option \`${firstValue(r)}'`, r.argIndex + 1);
             tcpOption = option("--tcp-option", r.negated, [String(n)]);
             break;
@@ -226,7 +237,7 @@ const multiport: MatchExtension = {
     const printed: string[] = [];
     let slots = 0;
     for (const item of firstValue(r).split(",")) {
-      const range = parsePortRange(item, true, r.argIndex + 1);
+      const range = parsePortRange(item, r.argIndex + 1);
       slots += range.min === range.max ? 1 : 2;
       ports.push(range);
       printed.push(formatPortRange(range));
@@ -276,13 +287,23 @@ const statistic: MatchExtension = {
           negated = r.negated;
           break;
         case "--every":
-          every = parseDecimal(v, 0xffffffff);
-          if (every < 1) fail(`statistic: bad value for option "--every"`, r.argIndex + 1);
+          every = parseCUnsigned(v, 0xffffffff);
+          if (every < 1) {
+            fail(
+              'statistic: bad value for option "--every", or out of range (1-4294967295).',
+              r.argIndex + 1,
+            );
+          }
           negated = r.negated;
           break;
         default:
-          packet = parseDecimal(v, 0xffffffff);
-          if (packet < 0) fail(`statistic: bad value for option "--packet"`, r.argIndex + 1);
+          packet = parseCUnsigned(v, 0xffffffff);
+          if (packet < 0) {
+            fail(
+              'statistic: bad value for option "--packet", or out of range (0-4294967295).',
+              r.argIndex + 1,
+            );
+          }
       }
     }
     if (mode === null) return fail(`statistic: option "--mode" must be specified`, argIndex);
@@ -499,8 +520,8 @@ function conntrackValue(r: RawOption, ctx: ExtensionContext): string {
     }
     case "--ctexpire": {
       const colon = v.indexOf(":");
-      const lo = parseDecimal(colon < 0 ? v : v.slice(0, colon), 0xffffffff);
-      const hi = colon < 0 ? lo : parseDecimal(v.slice(colon + 1), 0xffffffff);
+      const lo = parseCUnsigned(colon < 0 ? v : v.slice(0, colon), 0xffffffff);
+      const hi = colon < 0 ? lo : parseCUnsigned(v.slice(colon + 1), 0xffffffff);
       if (lo < 0 || hi < 0 || lo > hi) fail(`conntrack: bad value for option "--ctexpire"`, r.argIndex + 1);
       return lo === hi ? String(lo) : `${lo}:${hi}`;
     }
@@ -511,7 +532,7 @@ function conntrackValue(r: RawOption, ctx: ExtensionContext): string {
     }
     default: {
       // the four port options
-      const range = parsePortRange(v.replace("-", ":"), false, r.argIndex + 1);
+      const range = parseGuidedPortRange(v.replace("-", ":"), "conntrack", r.name, r.argIndex + 1);
       return formatPortRange(range);
     }
   }
@@ -617,18 +638,31 @@ const recent: MatchExtension = {
       const v = firstValue(r);
       switch (r.name) {
         case "--seconds":
-          seconds = parseDecimal(v, 0xffffffff);
-          if (seconds < 0) fail(`recent: bad value for option "--seconds"`, r.argIndex + 1);
+          seconds = parseCUnsigned(v, 0xffffffff);
+          if (seconds < 1) {
+            fail('recent: bad value for option "--seconds", or out of range (1-4294967295).', r.argIndex + 1);
+          }
           break;
         case "--hitcount":
-          hitCount = parseDecimal(v, 0xffffffff);
-          if (hitCount < 0) fail(`recent: bad value for option "--hitcount"`, r.argIndex + 1);
+          hitCount = parseCUnsigned(v, 0xffffffff);
+          if (hitCount < 0) {
+            fail(
+              'recent: bad value for option "--hitcount", or out of range (0-4294967295).',
+              r.argIndex + 1,
+            );
+          }
+          // The kernel keeps at most 65535 hits per address (XT_RECENT_MAX_NSTAMPS).
+          if (hitCount > 65535)
+            fail(`recent: hitcount ${hitCount} is more than the kernel keeps (65535)`, r.argIndex + 1);
           break;
         case "--reap":
           reap = true;
           break;
         case "--rttl":
           rttl = true;
+          if (command === "--set" || command === "--remove") {
+            fail(`recent: option "--rttl" cannot be used together with "${command}"`, r.argIndex);
+          }
           break;
         case "--name":
           // The kernel refuses an empty name and keeps at most 199 bytes (spec §7.4).
@@ -653,6 +687,9 @@ const recent: MatchExtension = {
           }
           command = r.name;
           negated = r.negated;
+          if (rttl && (command === "--set" || command === "--remove")) {
+            fail(`recent: option "--rttl" cannot be used together with "${command}"`, r.argIndex);
+          }
       }
     }
     if (command === null) {
@@ -665,9 +702,10 @@ const recent: MatchExtension = {
       }
     }
     const options: CanonicalOption[] = [option(command, negated, [])];
-    if (seconds !== 0) options.push(option("--seconds", false, [String(seconds)]));
+    // iptables 1.8.9 prints the two counts as signed ints (4294967295 is -1).
+    if (seconds !== 0) options.push(option("--seconds", false, [String(seconds | 0)]));
     if (reap) options.push(option("--reap", false, []));
-    if (hitCount !== 0) options.push(option("--hitcount", false, [String(hitCount)]));
+    if (hitCount !== 0) options.push(option("--hitcount", false, [String(hitCount | 0)]));
     if (rttl) options.push(option("--rttl", false, []));
     options.push(option("--name", false, [listName]));
     options.push(option("--mask", false, [mask]));
@@ -827,20 +865,20 @@ function parseIcmpType(
   table: readonly (readonly [string, number, number, number])[],
   argIndex: number,
 ): readonly [number, number, number] {
-  const c = text.charCodeAt(0);
-  if (c >= 48 && c <= 57) {
-    const slash = text.indexOf("/");
-    const type = parseDecimal(slash < 0 ? text : text.slice(0, slash), 255);
-    const code = slash < 0 ? -2 : parseDecimal(text.slice(slash + 1), 255);
-    if (type < 0 || code === -1) fail(`Invalid ICMP type \`${text}'`, argIndex);
-    return code === -2 ? [type, 0, 255] : [type, code, code];
-  }
   const lower = text.toLowerCase();
   const exact = table.find(([n]) => n.toLowerCase() === lower);
   if (exact !== undefined) return [exact[1], exact[2], exact[3]];
   const prefixed = table.filter(([n]) => n.toLowerCase().startsWith(lower));
   const first = prefixed[0];
-  if (first === undefined || prefixed.some((p) => p[1] !== first[1] || p[2] !== first[2])) {
+  if (first === undefined) {
+    // Not a name: a type and an optional code, each a C base-0 number (`010` is 8).
+    const slash = text.indexOf("/");
+    const type = parseCUnsigned(slash < 0 ? text : text.slice(0, slash), 255);
+    const code = slash < 0 ? -2 : parseCUnsigned(text.slice(slash + 1), 255);
+    if (type < 0 || code === -1) fail(`Invalid ICMP type \`${text}'`, argIndex);
+    return code === -2 ? [type, 0, 255] : [type, code, code];
+  }
+  if (prefixed.some((p) => p[1] !== first[1] || p[2] !== first[2])) {
     fail(`Invalid ICMP type \`${text}'`, argIndex);
   }
   return [
@@ -908,54 +946,97 @@ export const MATCH_EXTENSIONS: ReadonlyMap<string, MatchExtension> = new Map<str
   ["icmp6", makeIcmp("--icmpv6-type", 58, ICMP6)],
 ]);
 
-/** Other match extensions iptables 1.8 ships: accepted and passed through with their options as given. */
-export const PASS_THROUGH_MATCHES: ReadonlySet<string> = new Set([
-  "ah",
-  "bpf",
-  "cgroup",
-  "cluster",
-  "connbytes",
-  "connlabel",
-  "connlimit",
-  "cpu",
-  "dccp",
-  "devgroup",
-  "dscp",
-  "dst",
-  "ecn",
-  "esp",
-  "eui64",
-  "frag",
-  "hashlimit",
-  "hbh",
-  "helper",
-  "hl",
-  "iprange",
-  "ipv6header",
-  "ipvs",
-  "length",
-  "limit",
-  "mac",
-  "mh",
-  "osf",
-  "owner",
-  "pkttype",
-  "policy",
-  "quota",
-  "rateest",
-  "realm",
-  "rpfilter",
-  "rt",
-  "set",
-  "socket",
-  "srh",
-  "string",
-  "tcpmss",
-  "time",
-  "tos",
-  "ttl",
-  "u32",
-]);
+/**
+ * Other match extensions iptables 1.8 ships, by `-m` name (`name/4`, `name/6`: one family's
+ * only): their options as iptables' newest revision declares them (see {@link tableExtension}),
+ * checked as iptables checks them, and kept as given.
+ */
+const TABLE_MATCHES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    "ah/4": "ahspi=!",
+    "ah/6": "ahspi=! ahlen=! ahres",
+    bpf: "bytecode= object-pinned=",
+    cgroup: "path=! cgroup=!",
+    cluster: "cluster-total-nodes=* cluster-local-node=! cluster-local-nodemask=! cluster-hash-seed=*",
+    connbytes: "connbytes=!* connbytes-dir=* connbytes-mode=*",
+    connlabel: "label=!* set",
+    connlimit: "connlimit-upto=! connlimit-above=! connlimit-mask= connlimit-saddr connlimit-daddr",
+    cpu: "cpu=!*",
+    dccp: "source-port=! sport=! destination-port=! dport=! dccp-types=! dccp-option=!",
+    devgroup: "src-group=! dst-group=!",
+    dscp: "dscp=! dscp-class=!",
+    "dst/6": "dst-len=! dst-opts=",
+    ecn: "ecn-tcp-cwr! ecn-tcp-ece! ecn-ip-ect=!",
+    esp: "espspi=!",
+    "eui64/6": "",
+    "frag/6": "fragid=! fraglen=! fragres fragfirst fragmore fraglast",
+    hashlimit:
+      "hashlimit-upto=! hashlimit-above=! hashlimit=! hashlimit-srcmask= hashlimit-dstmask= hashlimit-burst= hashlimit-htable-size= hashlimit-htable-max= hashlimit-htable-gcinterval= hashlimit-htable-expire= hashlimit-mode= hashlimit-name=* hashlimit-rate-match hashlimit-rate-interval=",
+    "hbh/6": "hbh-len=! hbh-opts=",
+    helper: "helper=!*",
+    "hl/6": "hl-lt= hl-gt= hl-eq=! hl=",
+    iprange: "src-range=! dst-range=!",
+    "ipv6header/6": "header=!* soft",
+    ipvs: "ipvs! vproto=! vaddr=! vport=! vdir= vmethod=! vportctl=!",
+    length: "length=!*",
+    limit: "limit= limit-burst=",
+    mac: "mac-source=!*",
+    "mh/6": "mh-type=!",
+    osf: "genre=!* ttl= log=",
+    owner: "uid-owner=! gid-owner=! socket-exists! suppl-groups",
+    pkttype: "pkt-type=!*",
+    policy: "dir= pol= strict reqid=!+ spi=!+ tunnel-src=!+ tunnel-dst=!+ proto=!+ mode=!+ next+",
+    quota: "quota=!*",
+    rateest:
+      "rateest1=!+ rateest=!+ rateest2=!+ rateest-bps1!+ rateest-pps1!+ rateest-bps2!+ rateest-pps2!+ rateest-bps!+ rateest-pps!+ rateest-delta!+ rateest-lt!+ rateest-gt!+ rateest-eq!+",
+    "realm/4": "realm=!*",
+    rpfilter: "loose validmark accept-local invert",
+    "rt/6": "rt-type=! rt-segsleft=! rt-len=! rt-0-res rt-0-addrs= rt-0-not-strict",
+    set: "match-set==!+ set==!+ return-nomatch!+ update-counters!+ packets-eq=!+ packets-lt=!+ packets-gt=!+ bytes-eq=!+ bytes-lt=!+ bytes-gt=!+ update-subcounters!+",
+    socket: "transparent nowildcard restore-skmark",
+    "srh/6":
+      "srh-next-hdr=! srh-hdr-len-eq=! srh-hdr-len-gt=! srh-hdr-len-lt=! srh-segs-left-eq=! srh-segs-left-gt=! srh-segs-left-lt=! srh-last-entry-eq=! srh-last-entry-gt=! srh-last-entry-lt=! srh-tag=! srh-psid=! srh-nsid=! srh-lsid=!",
+    string: "from= to= algo=* string=! hex-string=! icase",
+    tcpmss: "mss=!*",
+    time: "datestart= datestop= timestart= timestop= contiguous weekdays=! monthdays=! localtz utc kerneltz",
+    tos: "tos=!*",
+    "ttl/4": "ttl-lt= ttl-gt= ttl-eq=! ttl=",
+    u32: "u32=!*",
+  }),
+);
+
+/** The names of {@link TABLE_MATCHES}, in either family. */
+export const PASS_THROUGH_MATCHES: ReadonlySet<string> = new Set(
+  [...TABLE_MATCHES.keys()].map((k) => k.replace(/\/[46]$/, "")),
+);
+
+const tableMatches = new Map<string, MatchExtension | null>();
+
+/**
+ * The match extension of a pass-through match in `family`, or null when iptables of that
+ * family has no such match.
+ */
+export function passThroughMatch(name: string, family: "IPv4" | "IPv6"): MatchExtension | null {
+  const key = `${name}/${family === "IPv4" ? 4 : 6}`;
+  let ext = tableMatches.get(key);
+  if (ext === undefined) {
+    const table = TABLE_MATCHES.get(key) ?? TABLE_MATCHES.get(name);
+    ext = table === undefined ? null : tableMatch(tableExtension(name, table));
+    tableMatches.set(key, ext);
+  }
+  return ext;
+}
+
+function tableMatch(ext: TableExtension): MatchExtension {
+  return {
+    options: ext.options,
+    once: ext.once,
+    finish(name, raw, _ctx, argIndex) {
+      requireMandatory(name, ext, raw, argIndex);
+      return { kind: "generic", name, options: raw.map((r) => option(r.name, r.negated, r.values)) };
+    },
+  };
+}
 
 /** The match iptables loads implicitly for an option of the rule's `-p` protocol (spec §3). */
 export function implicitMatchName(protocol: number, family: "IPv4" | "IPv6"): string | null {
