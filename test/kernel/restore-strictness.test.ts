@@ -374,6 +374,80 @@ const CASES: readonly Case[] = [
     name: "the same tcp options in separate -m tcp (accepted)",
     text: filter("-A INPUT -p tcp --dport 80 -m tcp --dport 81 --syn -m tcp --syn -j ACCEPT"),
   },
+  // ---- extensions kept as given still have iptables' option tables
+  {
+    name: "limit with an unknown option",
+    text: filter("-A INPUT -m limit --limit 5/min --bogus 1 -j ACCEPT"),
+  },
+  {
+    name: "limit with another match's option",
+    text: filter("-A INPUT -m limit --limit 5/min --dst-type LOCAL -j ACCEPT"),
+  },
+  { name: "NFQUEUE with an unknown option", text: filter("-A INPUT -j NFQUEUE --queue-num 1 --bogus") },
+  { name: "! --limit", text: filter("-A INPUT -m limit ! --limit 5/min -j ACCEPT") },
+  { name: "--limit twice", text: filter("-A INPUT -m limit --limit 5/min --limit 6/min -j ACCEPT") },
+  { name: "tos without --tos", text: filter("-A INPUT -m tos -j ACCEPT") },
+  { name: "owner's revision-0 --pid-owner", text: filter("-A OUTPUT -m owner --pid-owner 1 -j ACCEPT") },
+  { name: "an IPv6 match in iptables", text: filter("-A INPUT -m hbh -j ACCEPT") },
+  {
+    name: "IPv6: an IPv4 match in ip6tables",
+    family: "IPv6",
+    text: filter("-A INPUT -m ttl --ttl-eq 5 -j ACCEPT"),
+  },
+  { name: "limit 0/sec", text: filter("-A INPUT -m limit --limit 0/sec -j ACCEPT") },
+  { name: "limit 1/ (no unit)", text: filter("-A INPUT -m limit --limit 1/ -j ACCEPT") },
+  {
+    name: "limit faster than the kernel counts",
+    text: filter("-A INPUT -m limit --limit 100000/s -j ACCEPT"),
+  },
+  { name: "limit burst 10001", text: filter("-A INPUT -m limit --limit-burst 10001 -j ACCEPT") },
+  { name: "limit burst 0 (nft only)", text: filter("-A INPUT -m limit --limit-burst 0 -j ACCEPT") },
+  {
+    name: "limit 1/day with the default burst (nft only)",
+    text: filter("-A INPUT -m limit --limit 1/d -j ACCEPT"),
+  },
+  // ---- LOG levels: iptables' names, as written, or a number up to 7 (C base 0)
+  { name: "LOG level err", text: filter("-A INPUT -j LOG --log-level err") },
+  { name: "LOG level warn", text: filter("-A INPUT -j LOG --log-level warn") },
+  { name: "LOG level ERROR", text: filter("-A INPUT -j LOG --log-level ERROR") },
+  {
+    name: "LOG levels error, warning, 0x5, +5 (accepted)",
+    text: filter(
+      "-A INPUT -j LOG --log-level error",
+      "-A INPUT -j LOG --log-level warning",
+      "-A INPUT -j LOG --log-level 0x5",
+      "-A INPUT -j LOG --log-level +5",
+    ),
+  },
+  // ---- numbers as each option reads them
+  {
+    name: "C base-0 numbers where iptables reads them so (accepted)",
+    text: filter(
+      "-A INPUT -p 0x6 -j ACCEPT",
+      "-A INPUT -p 010 -j ACCEPT",
+      "-A INPUT -p tcp --dport +80 -j ACCEPT",
+      "-A INPUT -m mark --mark +1 -j ACCEPT",
+      "-A INPUT -p icmp --icmp-type 0x8 -j ACCEPT",
+      "-A INPUT -m statistic --mode nth --every 0x3 --packet 1 -j ACCEPT",
+    ),
+  },
+  { name: "-p 080", text: filter("-A INPUT -p 080 -j ACCEPT") },
+  { name: "DNAT port 080", text: nat("-A PREROUTING -p tcp -j DNAT --to-destination 198.18.0.1:080") },
+  { name: "NFLOG group 08", text: filter("-A INPUT -j NFLOG --nflog-group 08") },
+  // ---- port and count ranges
+  { name: "recent --seconds 0", text: filter("-A INPUT -m recent --rcheck --seconds 0 -j ACCEPT") },
+  { name: "recent --hitcount 65536", text: filter("-A INPUT -m recent --rcheck --hitcount 65536 -j ACCEPT") },
+  { name: "recent --set with --rttl", text: filter("-A INPUT -m recent --set --rttl -j ACCEPT") },
+  {
+    name: "udp ports past 65535 and upside down, recent's largest counts (accepted)",
+    text: filter(
+      "-A INPUT -p udp --dport 65536 -j ACCEPT",
+      "-A INPUT -p udp --dport 5:1 -j ACCEPT",
+      "-A INPUT -m recent --rcheck --seconds 4294967295 --hitcount 65535 -j ACCEPT",
+    ),
+  },
+  // ---- host names: only what /etc/hosts holds everywhere
+  { name: "-s localhost (accepted)", text: filter("-A INPUT -s localhost -d LOCALHOST/8 -j ACCEPT") },
   {
     name: "IPv6: a jump to an undeclared chain",
     family: "IPv6",
@@ -399,6 +473,49 @@ const SAVE_CASES: readonly string[] = [
   filter(
     `-A INPUT -j NFLOG --nflog-prefix ${"p".repeat(100)}`,
     `-A INPUT -j NFLOG --nflog-prefix ${"q".repeat(140)}`,
+  ),
+  filter(
+    "-A INPUT -m limit --limit 5/min --limit-b 7 -j ACCEPT",
+    "-A INPUT -m pkttype --pkt-type unicast -m mac ! --mac-source 00:11:22:33:44:55 -j ACCEPT",
+    "-A INPUT -j NFQUEUE --queue-num 1 --queue-bypass",
+    "-A OUTPUT -m owner --uid-owner 0 -j ACCEPT",
+  ),
+  filter(
+    "-A INPUT -m limit -j ACCEPT",
+    "-A INPUT -m limit --limit 7/HOUR --limit-burst 010 -j ACCEPT",
+    '-A INPUT -m limit --limit " +7/s" -j ACCEPT',
+    "-A INPUT -m limit --limit 33/min --limit-burst 5 -j ACCEPT",
+    "-A INPUT -m limit --limit 2000 -j ACCEPT",
+    "-A INPUT -m limit --limit 1/hour --limit-burst 2000 -j ACCEPT",
+  ),
+  filter(
+    "-A INPUT -j LOG --log-level error",
+    "-A INPUT -j LOG --log-level warning",
+    "-A INPUT -j LOG --log-level 0x5",
+  ),
+  filter(
+    "-A INPUT -p 010 -j ACCEPT",
+    "-A INPUT -p 0x6 -m tcp --dport 010 --sport +0x10 -j ACCEPT",
+    "-A INPUT -p udp -m udp --dport 010 --sport 70000:70001 -j ACCEPT",
+    "-A INPUT -p udp -m udp --dport 5:1 -j ACCEPT",
+    "-A INPUT -p udp -m udp --dport 65536:65535 -j ACCEPT",
+    "-A INPUT -p icmp -m icmp --icmp-type 8/010 -j ACCEPT",
+    "-A INPUT -m statistic --mode nth --every 010 --packet 0x1 -j ACCEPT",
+    "-A INPUT -m recent --rcheck --seconds 4294967295 --hitcount 010 -j ACCEPT",
+    "-A INPUT -j NFLOG --nflog-group 010 --nflog-threshold +0x10",
+    "-A INPUT -m conntrack --ctexpire 010:0x20 --ctproto 0x6 -j ACCEPT",
+    "-A INPUT -s localhost -d LOCALHOST/8 -j ACCEPT",
+  ),
+];
+
+/** The same for the nat table. */
+const NAT_SAVE_CASES: readonly string[] = [
+  nat(
+    "-A PREROUTING -p tcp -j DNAT --to-destination 198.18.0.1:010",
+    "-A PREROUTING -p tcp -j DNAT --to-destination 198.18.0.1:+0x10-020",
+    "-A PREROUTING -p tcp -j DNAT --to-destination 198.18.0.1:1000-2000/1500",
+    "-A PREROUTING -p tcp -j DNAT --to-destination 198.18.0.1:http",
+    "-A PREROUTING -p tcp -j REDIRECT --to-ports 010-0x20",
   ),
 ];
 
@@ -436,17 +553,22 @@ describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same 
   }
 
   for (const backend of BACKENDS) {
-    it(`prints accepted rules as iptables-save does (${backend})`, async () => {
-      const results = await loadAndSaveMany(SAVE_CASES, { family: "IPv4", backend, tables: ["filter"] });
-      SAVE_CASES.forEach((text, i) => {
-        const kernel = results[i];
-        expect(kernel?.ok, text).toBe(true);
-        const parsed = parseRules(text, { family: "IPv4", backend });
-        expect(parsed.problems).toEqual([]);
-        const ours = formatSave(parsed.ruleSet, { backend, tables: ["filter"] });
-        expect(ruleLines(ours)).toEqual(kernel?.ok ? ruleLines(kernel.save) : []);
+    for (const [tableName, cases] of [
+      ["filter", SAVE_CASES],
+      ["nat", NAT_SAVE_CASES],
+    ] as const) {
+      it(`prints accepted rules as iptables-save does (${tableName}, ${backend})`, async () => {
+        const results = await loadAndSaveMany(cases, { family: "IPv4", backend, tables: [tableName] });
+        cases.forEach((text, i) => {
+          const kernel = results[i];
+          expect(kernel?.ok, text).toBe(true);
+          const parsed = parseRules(text, { family: "IPv4", backend });
+          expect(parsed.problems).toEqual([]);
+          const ours = formatSave(parsed.ruleSet, { backend, tables: [tableName] });
+          expect(ruleLines(ours)).toEqual(kernel?.ok ? ruleLines(kernel.save) : []);
+        });
       });
-    });
+    }
   }
 
   it("tells refusals apart from acceptances (the table has both, on each backend)", async () => {

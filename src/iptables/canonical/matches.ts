@@ -924,6 +924,104 @@ function makeIcmp(
   };
 }
 
+// ---------------------------------------------------------------------------- limit
+
+/** limit's time units, longest first, in the kernel's scale (10000 per second). */
+const LIMIT_UNITS: readonly (readonly [string, string, number])[] = [
+  ["day", "day", 864_000_000],
+  ["hour", "hour", 36_000_000],
+  ["minute", "min", 600_000],
+  ["second", "sec", 10_000],
+];
+
+/** C's `atoi` read as the uint32 iptables keeps: blanks, a sign, then the leading digits. */
+function atoiUint32(text: string): number {
+  const m = /^[ \t\n\v\f\r]*([+-]?)(\d*)/.exec(text) as RegExpExecArray;
+  const digits = m[2] as string;
+  if (digits.length === 0) return 0;
+  let v = BigInt(digits);
+  const max = (1n << 63n) - 1n;
+  if (m[1] === "-") v = v > max + 1n ? -(max + 1n) : -v;
+  else if (v > max) v = max;
+  return Number(BigInt.asUintN(32, v));
+}
+
+/** `--limit N[/unit]` as the kernel stores it (its period per packet), or -1 when refused. */
+function limitPeriod(text: string): number {
+  const slash = text.indexOf("/");
+  let scale = 10_000;
+  if (slash >= 0) {
+    const unit = text.slice(slash + 1).toLowerCase();
+    const hit = unit.length === 0 ? undefined : LIMIT_UNITS.find(([word]) => word.startsWith(unit));
+    if (hit === undefined) return -1;
+    scale = hit[2];
+  }
+  const rate = atoiUint32(text);
+  return rate === 0 ? -1 : Math.floor(scale / rate);
+}
+
+/** Prints a stored period as iptables-save does: the largest unit it divides well into. */
+function formatLimit(period: number): string {
+  let i = 1;
+  for (; i < LIMIT_UNITS.length; i++) {
+    const scale = (LIMIT_UNITS[i] as readonly [string, string, number])[2];
+    if (period > scale || Math.floor(scale / period) < scale % period) break;
+  }
+  const [, name, scale] = LIMIT_UNITS[i - 1] as readonly [string, string, number];
+  return `${Math.floor(scale / period)}/${name}`;
+}
+
+/**
+ * xt_limit's `user2credits` in 32-bit arithmetic, with HZ × CREDITS_PER_JIFFY = 32000 (the value
+ * for HZ 250 and for HZ 1000).
+ */
+function limitCredits(user: number): number {
+  if (user > Math.floor(0xffffffff / 32000)) return (Math.floor(user / 10_000) * 32000) % 2 ** 32;
+  return Math.floor((user * 32000) / 10_000);
+}
+
+const limit: MatchExtension = {
+  options: optionTable([
+    [["--limit"], 1, false],
+    [["--limit-burst"], 1, false],
+  ]),
+  once: onceTable([
+    [["--limit"], 'limit: option "--limit" can only be used once'],
+    [["--limit-burst"], 'limit: option "--limit-burst" can only be used once'],
+  ]),
+  finish(name, raw, ctx, argIndex) {
+    let period = 12_000_000; // 3/hour
+    let burst = 5;
+    for (const r of raw) {
+      const v = firstValue(r);
+      if (r.name === "--limit") {
+        period = limitPeriod(v);
+        if (period < 0) fail(`bad rate "${v}"'`, r.argIndex + 1);
+        if (period === 0) fail(`Rate too fast "${v}"`, r.argIndex + 1);
+      } else {
+        burst = parseCUnsigned(v, 10_000);
+        if (burst < 0) {
+          fail('limit: bad value for option "--limit-burst", or out of range (0-10000).', r.argIndex + 1);
+        }
+      }
+    }
+    if (
+      ctx.backend === "legacy" &&
+      (burst === 0 || limitCredits((period * burst) % 2 ** 32) < limitCredits(period))
+    ) {
+      // xt_limit's check ("Overflow, try lower"); nft keeps the rate in a limit expression of its own.
+      fail(
+        `limit: the kernel refuses --limit ${formatLimit(period)} with a burst of ${burst} (overflow)`,
+        argIndex,
+      );
+    }
+    const options = [option("--limit", false, [formatLimit(period)])];
+    // nft reads a burst of 0 back as the default.
+    if (burst !== 5 && burst !== 0) options.push(option("--limit-burst", false, [String(burst)]));
+    return { kind: "generic", name, options };
+  },
+};
+
 // ---------------------------------------------------------------------------- registry
 
 /** The match extensions the canonicalizer models, by `-m` name. */
@@ -942,6 +1040,7 @@ export const MATCH_EXTENSIONS: ReadonlyMap<string, MatchExtension> = new Map<str
   ["recent", recent],
   ["nfacct", nfacct],
   ["physdev", physdev],
+  ["limit", limit],
   ["icmp", makeIcmp("--icmp-type", 1, ICMP4)],
   ["icmp6", makeIcmp("--icmpv6-type", 58, ICMP6)],
 ]);
@@ -979,7 +1078,6 @@ const TABLE_MATCHES: ReadonlyMap<string, string> = new Map(
     "ipv6header/6": "header=!* soft",
     ipvs: "ipvs! vproto=! vaddr=! vport=! vdir= vmethod=! vportctl=!",
     length: "length=!*",
-    limit: "limit= limit-burst=",
     mac: "mac-source=!*",
     "mh/6": "mh-type=!",
     osf: "genre=!* ttl= log=",
