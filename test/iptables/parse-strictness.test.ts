@@ -1,8 +1,9 @@
 // One test per rule of iptables-restore that the parser now applies to a whole table block or a
 // whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
 import { describe, expect, it } from "vitest";
-import { type ParseOptions, parseRules } from "../../src/index.js";
+import { formatSave, type ParseOptions, parseRules } from "../../src/index.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
+import { tryApplyRestore } from "../../src/iptables/index.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 
 const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
@@ -114,6 +115,25 @@ describe("chain lines", () => {
       "4:2 error creating chain 'Y': File exists",
     ]);
     expect(problems(text, { backend: "nft" })).toEqual([]);
+  });
+  it("nft flushes a user chain declared again, where the declaration stands", () => {
+    const text = filter(":X - [0:0]", "-A X -j ACCEPT", ":X - [0:0]", "-A X -j DROP", "-A INPUT -j X");
+    const { ruleSet, problems: found } = parseRules(text, { backend: "nft" });
+    expect(found).toEqual([]);
+    const applied = tryApplyRestore(undefined, ruleSet, { noflush: false, backend: "nft" });
+    expect(applied.problems).toEqual([]);
+    expect(formatSave(applied.ruleSet, { backend: "nft" })).toContain(
+      ":X - [0:0]\n-A INPUT -j X\n-A X -j DROP\n",
+    );
+    expect(problems(text, { backend: "legacy" })).toEqual(["4:2 error creating chain 'X': File exists"]);
+  });
+  it("legacy needs the newline after the last COMMIT; nft does not", () => {
+    const text = "*filter\n-A INPUT -j ACCEPT\nCOMMIT";
+    expect(problems(text, { backend: "legacy" })).toEqual([
+      "3:1 Bad argument `COMMIT': legacy iptables-restore needs a newline after COMMIT",
+    ]);
+    expect(problems(text, { backend: "nft" })).toEqual([]);
+    expect(problems(`${text}\n`, { backend: "legacy" })).toEqual([]);
   });
   it("counters are not read (iptables-restore without --counters): any text there loads", () => {
     expect(problems(filter(":INPUT ACCEPT [x:6]", ":X - [0:0]\r", ":Y - [5:6 more"))).toEqual([]);

@@ -6,6 +6,7 @@
 // restriction of a target (checked on iptables 1.8.9).
 import { describe, expect, it } from "vitest";
 import { formatSave, parseRules } from "../../src/index.js";
+import { tryApplyRestore } from "../../src/iptables/index.js";
 import { type Backend, type Family, kernelSkipReason, loadAndSaveMany } from "./harness.js";
 
 // Throws (failing this file) when CI is set and the kernel is out of reach; see the harness.
@@ -150,6 +151,7 @@ const CASES: readonly Case[] = [
   { name: "a user chain with a policy", text: filter(":X ACCEPT [0:0]") },
   { name: "a user chain declared twice", text: filter(":X - [0:0]", ":X - [0:0]") },
   // ---- refused
+  { name: "a last COMMIT without its newline (legacy refuses)", text: "*filter\n-A INPUT -j ACCEPT\nCOMMIT" },
   { name: "a table line without a name", text: "*\nCOMMIT\n" },
   { name: "a table line of blanks", text: "* \t\nCOMMIT\n" },
   { name: "a table named like an object property", text: "*constructor\nCOMMIT\n" },
@@ -519,6 +521,16 @@ const NAT_SAVE_CASES: readonly string[] = [
   ),
 ];
 
+/**
+ * Texts whose commands change what was loaded before them: parsed, applied as iptables-restore
+ * applies them (tryApplyRestore), then printed; the kernel must refuse them, or print the same.
+ */
+const APPLY_CASES: readonly string[] = [
+  // nft flushes a user chain declared again (legacy refuses the second declaration).
+  filter(":X - [0:0]", "-A INPUT -j X", "-A X -j ACCEPT", ":X - [0:0]"),
+  filter(":X - [0:0]", "-A X -j ACCEPT", ":X - [0:0]", "-A X -j DROP", "-A INPUT -j X"),
+];
+
 const ruleLines = (save: string) => save.split("\n").filter((l) => l.startsWith("-A "));
 
 describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same texts", () => {
@@ -569,6 +581,32 @@ describe.skipIf(skip !== null)("the parser and iptables-restore refuse the same 
         });
       });
     }
+  }
+
+  for (const backend of BACKENDS) {
+    it(`applies commands as iptables-restore does (${backend})`, async () => {
+      const results = await loadAndSaveMany(APPLY_CASES, { family: "IPv4", backend, tables: ["filter"] });
+      const disagreements: string[] = [];
+      APPLY_CASES.forEach((text, i) => {
+        const kernel = results[i];
+        const parsed = parseRules(text, { family: "IPv4", backend });
+        const applied =
+          parsed.problems.length === 0
+            ? tryApplyRestore(undefined, parsed.ruleSet, { noflush: false, backend })
+            : null;
+        const ours =
+          applied === null
+            ? `refused: ${parsed.problems[0]?.message}`
+            : applied.problems.length > 0
+              ? `refused: ${applied.problems[0]?.message}`
+              : ruleLines(formatSave(applied.ruleSet, { backend, tables: ["filter"] })).join("\n");
+        const theirs = kernel?.ok === true ? ruleLines(kernel.save).join("\n") : "refused";
+        if (ours !== theirs && !(theirs === "refused" && ours.startsWith("refused"))) {
+          disagreements.push(`${text}: iptables ${theirs}, ours ${ours}`);
+        }
+      });
+      expect(disagreements).toEqual([]);
+    });
   }
 
   it("tells refusals apart from acceptances (the table has both, on each backend)", async () => {

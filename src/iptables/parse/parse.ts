@@ -620,7 +620,11 @@ class Parser {
         return;
       }
       if (this.current === null) this.problem(line, 1, "COMMIT outside of a table");
-      else this.closeTable();
+      else if (!newline && this.backend === "legacy") {
+        // Legacy iptables-restore compares the line with "COMMIT\n", newline and all.
+        this.problem(line, 1, "Bad argument `COMMIT': legacy iptables-restore needs a newline after COMMIT");
+        this.current = null;
+      } else this.closeTable();
       return;
     }
     const table = this.current;
@@ -732,6 +736,11 @@ class Parser {
     const k = table.expected === null ? -1 : declaredIndex(table.expected, name);
     const id = table.structure.declare(name, k);
     if (k >= 0) noteDeclared(table.expected as ExpectedTable, k, id, decl.policy);
+    if (this.backend === "nft" && !isBuiltin && table.structure.declarationOf(id) !== table.chains.length - 1) {
+      // iptables-nft declares a user chain it already has by flushing it (legacy refuses it).
+      pushBuilt(table, { kind: "chain", op: "-F", chain: name }, line);
+      table.structure.command("-F", name);
+    }
   }
 
   /**
