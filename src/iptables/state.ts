@@ -226,7 +226,8 @@ class Simulator {
       if (noflush) this.flushChain(w, d.name);
       // iptables-nft flushes a chain declared again there (the parser records that as a -F
       // entry where the declaration stands); legacy refuses it.
-      else if (this.backend === "legacy") this.report(table, ti, "chains", index, `error creating chain '${d.name}': File exists`);
+      else if (this.backend === "legacy")
+        this.report(table, ti, "chains", index, `error creating chain '${d.name}': File exists`);
       return;
     }
     w.chains.set(d.name, []);

@@ -674,3 +674,85 @@ describe("host names in -s and -d", () => {
     );
   });
 });
+
+describe("matches the kernel allows in some tables or hooks only", () => {
+  it("IPv6 addrtype refuses every type from PROHIBIT on", () => {
+    for (const type of ["PROHIBIT", "THROW", "NAT", "XRESOLVE"]) {
+      expect(saveOf(`-m addrtype --dst-type ${type} -j ACCEPT`, { family: "IPv6" })).toBe(
+        `refused: ip6tables: addrtype ${type} is not supported for IPv6`,
+      );
+    }
+    expect(saveOf("-m addrtype --dst-type UNREACHABLE -j ACCEPT", { family: "IPv6" })).toBe(
+      "-A X -m addrtype --dst-type UNREACHABLE -j ACCEPT",
+    );
+  });
+  it("owner, socket and rpfilter: at their hooks, through jumps too, on both backends", () => {
+    for (const backend of ["nft", "legacy"] as const) {
+      expect(problems(filter("-A INPUT -m owner --uid-owner 0 -j ACCEPT"), { backend })).toEqual([
+        "2:10 match owner is only valid in OUTPUT, POSTROUTING; chain INPUT is reached from INPUT",
+      ]);
+      expect(
+        problems(filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m socket -j ACCEPT"), { backend }),
+      ).toEqual(["4:6 match socket is only valid in PREROUTING, INPUT; chain X is reached from OUTPUT"]);
+      expect(problems(nat("-A PREROUTING -m rpfilter -j ACCEPT"), { backend })).toEqual([
+        "2:15 match rpfilter is only valid in the raw or mangle tables, not in nat",
+      ]);
+    }
+    expect(problems(filter("-A OUTPUT -m owner --uid-owner 0 -m socket -j ACCEPT"))).toHaveLength(1);
+  });
+  it("physdev's output port and addrtype's interface limits: through jumps on legacy only", () => {
+    const viaChain = filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m physdev --physdev-out eth0 -j ACCEPT");
+    expect(problems(viaChain, { backend: "nft" })).toEqual([]);
+    expect(problems(viaChain, { backend: "legacy" })).toEqual([
+      "4:6 match physdev --physdev-out is only valid in PREROUTING, INPUT, FORWARD, POSTROUTING; chain X is reached from OUTPUT",
+    ]);
+    expect(problems(filter("-A OUTPUT -m physdev --physdev-is-out -j ACCEPT"))).toEqual([
+      "2:11 match physdev --physdev-out is only valid in PREROUTING, INPUT, FORWARD, POSTROUTING, not in OUTPUT",
+    ]);
+    expect(
+      problems(filter("-A OUTPUT -m physdev --physdev-out eth0 --physdev-is-bridged -j ACCEPT")),
+    ).toEqual([]);
+    expect(
+      problems(filter("-A OUTPUT -m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT"), {
+        backend: "legacy",
+      }),
+    ).toHaveLength(1);
+    expect(problems(filter("-A FORWARD -m addrtype --dst-type LOCAL --limit-iface-out -j ACCEPT"))).toEqual(
+      [],
+    );
+  });
+});
+
+describe("what iptables-nft has expressions of its own for", () => {
+  it("TRACE in any table on nft, in raw only on legacy", () => {
+    expect(problems(filter("-A INPUT -j TRACE"), { backend: "nft" })).toEqual([]);
+    expect(problems(filter("-A INPUT -j TRACE"), { backend: "legacy" })).toEqual([
+      "2:13 target TRACE is only valid in the raw table, not in filter",
+    ]);
+  });
+  it("TCPMSS's hooks: where it sits in a built-in chain on nft, through jumps on legacy", () => {
+    const text = filter(
+      ":X - [0:0]",
+      "-A INPUT -j X",
+      "-A X -p tcp -m tcp --syn -j TCPMSS --clamp-mss-to-pmtu",
+    );
+    expect(problems(text, { backend: "nft" })).toEqual([]);
+    expect(problems(text, { backend: "legacy" })).toHaveLength(1);
+    expect(problems(filter("-A INPUT -p tcp -j TCPMSS --clamp-mss-to-pmtu"), { backend: "nft" })).toEqual([
+      "2:20 target TCPMSS is only valid in FORWARD, OUTPUT, POSTROUTING, not in INPUT",
+    ]);
+  });
+  it("a tcp or udp match with ports or flags after a negated -p of it, on nft only", () => {
+    expect(saveOf("! -p tcp --dport 80 -j ACCEPT")).toBe("-A X ! -p tcp -m tcp --dport 80 -j ACCEPT");
+    expect(saveOf("-m tcp ! -p tcp --syn -j ACCEPT")).toBe(
+      "-A X ! -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j ACCEPT",
+    );
+    expect(saveOf("! -p udp -m udp ! --dport 0:65535 -j ACCEPT")).toBe("-A X ! -p udp -j ACCEPT");
+    const refused = "refused: tcp match requires `-p tcp'";
+    expect(saveOf("! -p tcp --dport 80 -j ACCEPT", { backend: "legacy" })).toBe(refused);
+    expect(saveOf("! -p tcp -m tcp -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p tcp --tcp-option 2 -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p tcp -m tcp --dport 0:65535 -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p sctp --dport 1 -j ACCEPT")).toBe("refused: sctp match requires `-p sctp'");
+  });
+});

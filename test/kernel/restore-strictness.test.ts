@@ -448,6 +448,81 @@ const CASES: readonly Case[] = [
       "-A INPUT -m recent --rcheck --seconds 4294967295 --hitcount 65535 -j ACCEPT",
     ),
   },
+  // ---- matches the kernel allows in some tables or hooks only
+  {
+    name: "IPv6: addrtype THROW",
+    family: "IPv6",
+    text: filter("-A INPUT -m addrtype --dst-type THROW -j ACCEPT"),
+  },
+  {
+    name: "IPv6: addrtype XRESOLVE in a list",
+    family: "IPv6",
+    text: filter("-A INPUT -m addrtype --src-type UNREACHABLE,XRESOLVE -j ACCEPT"),
+  },
+  { name: "owner in INPUT", text: filter("-A INPUT -m owner --uid-owner 0 -j ACCEPT") },
+  {
+    name: "owner in a chain reached from INPUT",
+    text: filter(":X - [0:0]", "-A INPUT -j X", "-A X -m owner --uid-owner 0 -j ACCEPT"),
+  },
+  {
+    name: "socket in a chain reached from OUTPUT",
+    text: filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m socket -j ACCEPT"),
+  },
+  { name: "socket in mangle FORWARD", text: table("mangle", "-A FORWARD -m socket -j ACCEPT") },
+  { name: "rpfilter in nat", text: nat("-A PREROUTING -m rpfilter -j ACCEPT") },
+  { name: "rpfilter in raw OUTPUT", text: table("raw", "-A OUTPUT -m rpfilter -j ACCEPT") },
+  {
+    name: "physdev --physdev-out in OUTPUT",
+    text: filter("-A OUTPUT -m physdev --physdev-out eth0 -j ACCEPT"),
+  },
+  {
+    name: "physdev --physdev-out in a chain reached from OUTPUT (nft only)",
+    text: filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m physdev --physdev-is-out -j ACCEPT"),
+  },
+  {
+    name: "addrtype --limit-iface-in in mangle POSTROUTING",
+    text: table("mangle", "-A POSTROUTING -m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT"),
+  },
+  {
+    name: "addrtype --limit-iface-out in a chain reached from INPUT (nft only)",
+    text: filter(
+      ":X - [0:0]",
+      "-A INPUT -j X",
+      "-A X -m addrtype --dst-type LOCAL --limit-iface-out -j ACCEPT",
+    ),
+  },
+  {
+    name: "those matches where they apply (accepted)",
+    text: table(
+      "mangle",
+      ":X - [0:0]",
+      "-A PREROUTING -j X",
+      "-A X -m rpfilter -j ACCEPT",
+      "-A POSTROUTING -m owner --uid-owner 0 -j ACCEPT",
+      "-A INPUT -m socket -j ACCEPT",
+      "-A FORWARD -m physdev --physdev-out eth0 -m addrtype --dst-type LOCAL --limit-iface-out -j ACCEPT",
+      "-A POSTROUTING -m physdev --physdev-out eth0 -j ACCEPT",
+      "-A OUTPUT -m physdev --physdev-out eth0 --physdev-is-bridged -j ACCEPT",
+    ),
+  },
+  // ---- what nft has expressions of its own for
+  { name: "TRACE in filter (nft only)", text: filter("-A INPUT -j TRACE") },
+  { name: "TRACE in nat POSTROUTING (nft only)", text: nat("-A POSTROUTING -j TRACE") },
+  {
+    name: "TCPMSS in a chain reached from INPUT (nft only)",
+    text: filter(
+      ":X - [0:0]",
+      "-A INPUT -j X",
+      "-A X -p tcp -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu",
+    ),
+  },
+  { name: "! -p tcp with --dport (nft only)", text: filter("-A INPUT ! -p tcp --dport 80 -j ACCEPT") },
+  {
+    name: "-m tcp before ! -p tcp (nft only)",
+    text: filter("-A INPUT -m tcp ! -p tcp --dport 80 -j ACCEPT"),
+  },
+  { name: "! -p udp with --sport (nft only)", text: filter("-A INPUT ! -p udp --sport 53 -j ACCEPT") },
+  { name: "! -p tcp with --syn (nft only)", text: filter("-A INPUT ! -p tcp -m tcp --syn -j ACCEPT") },
   // ---- host names: only what /etc/hosts holds everywhere
   { name: "-s localhost (accepted)", text: filter("-A INPUT -s localhost -d LOCALHOST/8 -j ACCEPT") },
   {

@@ -465,7 +465,7 @@ function canonicalizeArgs(
       if (prefixOwner.kind === "extension") owner = prefixOwner;
       else fail(`unknown option "${arg}"`, i);
     }
-    if (owner === null && protocol !== null && !protocol.negated) {
+    if (owner === null && protocol !== null) {
       // Else iptables loads the protocol's match (where its first option appears, spec §3) and
       // reads the option again, now among that match's options too.
       const implicitName = implicitMatchName(protocol.number, family);

@@ -149,7 +149,13 @@ function makePortMatch(protocolName: string): MatchExtension {
     ]),
     finish(name, raw, ctx, argIndex) {
       const isSctp = name === "sctp";
-      requireProtocol(name, PROTOCOL_OF[name] ?? -1, ctx, argIndex);
+      const wanted = PROTOCOL_OF[name] ?? -1;
+      // iptables-nft turns a tcp or udp match with ports or flags into expressions of its own,
+      // which do not ask for the protocol: a negated -p of it is then taken (legacy's kernel
+      // module refuses it, and so does nft's for a match it keeps as xt_tcpudp).
+      const p = ctx.protocol;
+      const nftNegated = ctx.backend === "nft" && !isSctp && p !== null && p.number === wanted && p.negated;
+      if (!nftNegated) requireProtocol(name, wanted, ctx, argIndex);
       let sport: PortCondition | null = null;
       let dport: PortCondition | null = null;
       let invertedFullRange = false;
@@ -211,6 +217,8 @@ function makePortMatch(protocolName: string): MatchExtension {
       if (tcpFlags !== null) options.push(tcpFlags);
       if (chunks !== null) options.push(chunks);
       if (invertedFullRange && options.length === 0 && ctx.backend === "nft") return null;
+      if (nftNegated && (options.length === 0 || tcpOption !== null))
+        requireProtocol(name, wanted, ctx, argIndex);
       return { kind: "ports", name, sourcePort: sport, destinationPort: dport, options };
     },
   };
@@ -403,6 +411,16 @@ const ADDRTYPES = [
   "XRESOLVE",
 ] as const;
 
+/** The address types the IPv6 addrtype module refuses. */
+const IPV6_REFUSED_TYPES: ReadonlySet<string> = new Set([
+  "BROADCAST",
+  "BLACKHOLE",
+  "PROHIBIT",
+  "THROW",
+  "NAT",
+  "XRESOLVE",
+]);
+
 /** Parses a comma list of names against `known` (case-insensitive) and returns them in `known` order. */
 function parseNameList(
   text: string,
@@ -445,9 +463,11 @@ const addrtype: MatchExtension = {
           r.argIndex + 1,
           (p) => `addrtype: bad type "${p}"`,
         );
-        // The IPv6 kernel module refuses these two types (spec §7.2).
-        if (ctx.family === "IPv6" && list.names.some((n) => n === "BROADCAST" || n === "BLACKHOLE")) {
-          fail("ip6tables: addrtype BROADCAST and BLACKHOLE are not supported for IPv6", r.argIndex + 1);
+        // The IPv6 kernel module refuses BROADCAST, BLACKHOLE and every type from PROHIBIT on
+        // (spec §7.2; xt_addrtype: "ipv6 PROHIBIT (THROW, NAT ..) matching not supported").
+        const refused = ctx.family === "IPv6" ? list.names.find((n) => IPV6_REFUSED_TYPES.has(n)) : undefined;
+        if (refused !== undefined) {
+          fail(`ip6tables: addrtype ${refused} is not supported for IPv6`, r.argIndex + 1);
         }
         if (r.name === "--src-type") src = list;
         else dst = list;

@@ -17,7 +17,7 @@
  */
 
 import { KubeIptablesError, type Problem } from "../../errors.js";
-import type { Backend, CanonicalTarget } from "../../ir/canonical-types.js";
+import type { Backend, CanonicalMatch, CanonicalTarget } from "../../ir/canonical-types.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -736,7 +736,11 @@ class Parser {
     const k = table.expected === null ? -1 : declaredIndex(table.expected, name);
     const id = table.structure.declare(name, k);
     if (k >= 0) noteDeclared(table.expected as ExpectedTable, k, id, decl.policy);
-    if (this.backend === "nft" && !isBuiltin && table.structure.declarationOf(id) !== table.chains.length - 1) {
+    if (
+      this.backend === "nft" &&
+      !isBuiltin &&
+      table.structure.declarationOf(id) !== table.chains.length - 1
+    ) {
       // iptables-nft declares a user chain it already has by flushing it (legacy refuses it).
       pushBuilt(table, { kind: "chain", op: "-F", chain: name }, line);
       table.structure.command("-F", name);
@@ -943,6 +947,10 @@ class Parser {
       const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) {
         p.structure.setTarget(p.entry, ruleTarget(result.rule.target));
+        for (const m of result.rule.matches) {
+          const label = restrictedMatch(m);
+          if (label !== null) p.structure.restrictMatch(p.entry, label);
+        }
         continue;
       }
       if (result.addressList) {
@@ -996,6 +1004,13 @@ class Parser {
     if (token.kind === "declaration") k = token.index;
     else if (token.kind === "chain") {
       k = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 2 : 1;
+    } else if (token.kind === "match") {
+      for (let a = 0; a + 1 < tokens.length; a++) {
+        if ((tokens[a] === "-m" || tokens[a] === "--match") && tokens[a + 1] === token.name) {
+          k = a;
+          break;
+        }
+      }
     } else {
       for (let a = tokens.length - 2; a >= 0; a--) {
         if (JUMP_FLAGS.has(tokens[a] as string) && tokens[a + 1] === token.name) {
@@ -1110,6 +1125,37 @@ function lastJump(args: readonly string[]): RuleTarget | null {
 function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
   if (target === null) return null;
   return { name: target.name, isChain: target.kind === "chain" };
+}
+
+/**
+ * The label of a match the kernel allows in some tables or hooks only (see the structure
+ * check's match places), or null.
+ */
+function restrictedMatch(m: CanonicalMatch): string | null {
+  switch (m.name) {
+    case "owner":
+    case "socket":
+    case "rpfilter":
+      return m.name;
+    case "addrtype":
+      if (m.kind !== "addrtype") return null;
+      return m.limitIfaceIn
+        ? "addrtype --limit-iface-in"
+        : m.limitIfaceOut
+          ? "addrtype --limit-iface-out"
+          : null;
+    case "physdev": {
+      let out = false;
+      let bridged = false;
+      for (const o of m.options) {
+        if (o.name === "--physdev-out" || o.name === "--physdev-is-out") out = true;
+        else if (o.name === "--physdev-is-bridged" && !o.negated) bridged = true;
+      }
+      return out && !bridged ? "physdev --physdev-out" : null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** Adds an entry built as it was read (a deferring table notes that it needs no building). */
