@@ -756,3 +756,21 @@ describe("what iptables-nft has expressions of its own for", () => {
     expect(saveOf("! -p sctp --dport 1 -j ACCEPT")).toBe("refused: sctp match requires `-p sctp'");
   });
 });
+
+describe("text the kernel cuts inside a UTF-8 character", () => {
+  it("keeps the character's first bytes, which read back as U+FFFD (and force quotes)", () => {
+    expect(saveOf(`-m comment --comment ${"x".repeat(254)}é -j ACCEPT`)).toBe(
+      `-A X -m comment --comment "${"x".repeat(254)}\uFFFD" -j ACCEPT`,
+    );
+    expect(saveOf(`-m comment --comment ${"x".repeat(253)}é -j ACCEPT`)).toBe(
+      `-A X -m comment --comment "${"x".repeat(253)}é" -j ACCEPT`,
+    );
+    expect(saveOf(`-j LOG --log-prefix ${"a".repeat(28)}éé`)).toBe(
+      `-A X -j LOG --log-prefix "${"a".repeat(28)}\uFFFD"`,
+    );
+    // Printed and read again, it stays the same.
+    const once = saveOf(`-m comment --comment ${"é".repeat(128)} -j ACCEPT`);
+    const again = parseRules(filter(once.replace("-A X", "-A INPUT"))).ruleSet;
+    expect(formatSave(again)).toContain(once.replace("-A X", "-A INPUT"));
+  });
+});

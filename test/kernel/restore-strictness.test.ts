@@ -565,6 +565,13 @@ const SAVE_CASES: readonly string[] = [
     "-A INPUT -m limit --limit 2000 -j ACCEPT",
     "-A INPUT -m limit --limit 1/hour --limit-burst 2000 -j ACCEPT",
   ),
+  // A comment, a log prefix and a list name cut by the kernel inside a UTF-8 character.
+  filter(
+    `-A INPUT -m comment --comment "${"x".repeat(254)}é" -j ACCEPT`,
+    `-A INPUT -m comment --comment "${"é".repeat(128)}" -j ACCEPT`,
+    `-A INPUT -j LOG --log-prefix "${"a".repeat(28)}éé"`,
+    `-A INPUT -m recent --set --name "${"a".repeat(198)}éé" -j ACCEPT`,
+  ),
   filter(
     "-A INPUT -j LOG --log-level error",
     "-A INPUT -j LOG --log-level warning",

@@ -179,13 +179,7 @@ describe.skipIf(!ready)("the packed tarball", () => {
 
   it("contains the build, the CLI, the license and readme, and no sources, tests, maps or changelog", () => {
     const list = mustRun("tar", ["-tzf", tarball], work).split("\n").filter(Boolean);
-    for (const file of [
-      "package.json",
-      "LICENSE",
-      "README.md",
-      "bin/kube-iptables.js",
-      "dist/cli.js",
-    ]) {
+    for (const file of ["package.json", "LICENSE", "README.md", "bin/kube-iptables.js", "dist/cli.js"]) {
       expect(list).toContain(`package/${file}`);
     }
     for (const entry of ["index", "util", "yaml"]) {

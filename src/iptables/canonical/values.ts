@@ -80,12 +80,13 @@ export function rawOrQuoted(value: string): string {
 
 /**
  * Cuts `value` to at most `maxBytes` UTF-8 bytes, as the kernel's fixed-size fields do. A cut
- * inside a multibyte character drops that whole character (a JS string cannot hold the
- * partial byte iptables would keep).
+ * inside a multibyte character keeps its first bytes there, which iptables-save prints as they
+ * are and which read back as one U+FFFD: the string ends with that (a JS string cannot hold the
+ * partial bytes themselves). Reading such a printed value again cuts it to the same string.
  *
  * @example
  * truncateBytes("abc", 2) // "ab"
- * truncateBytes("é", 1) // ""
+ * truncateBytes("aé", 2) // "a\uFFFD"
  */
 export function truncateBytes(value: string, maxBytes: number): string {
   // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes.
@@ -101,7 +102,7 @@ export function truncateBytes(value: string, maxBytes: number): string {
       size = 4; // a surrogate pair is one 4-byte character
       units = 2;
     } else size = 3;
-    if (bytes + size > maxBytes) return value.slice(0, i);
+    if (bytes + size > maxBytes) return bytes < maxBytes ? `${value.slice(0, i)}\uFFFD` : value.slice(0, i);
     bytes += size;
     i += units - 1;
   }
