@@ -774,3 +774,19 @@ describe("text the kernel cuts inside a UTF-8 character", () => {
     expect(formatSave(again)).toContain(once.replace("-A X", "-A INPUT"));
   });
 });
+
+describe("a rule's [packets:bytes] prefix, as iptables-restore's strtok reads it", () => {
+  it("the command starts after the first ]: blanks inside the prefix, or none after it, are taken", () => {
+    expect(problems(filter("[ 1:2] -A INPUT -j ACCEPT", "[1 :2] -A INPUT -j ACCEPT"))).toEqual([]);
+    expect(problems(filter("[1:2]-A INPUT -j ACCEPT", "[::1:2] -A INPUT -j ACCEPT"))).toEqual([]);
+    expect(problems(filter("[5:6]x -A INPUT -j ACCEPT"))).toEqual(["2:6 Bad argument `x'"]);
+  });
+  it("a prefix with no number before or after its colon is refused", () => {
+    expect(problems(filter("[] -A INPUT -j ACCEPT"))).toEqual(["2:1 Bad line 2: need ]"]);
+    expect(problems(filter("[:] -A INPUT -j ACCEPT"))).toEqual(["2:1 Bad line 2: need ]"]);
+  });
+  it("strtok ends the line at a colon past a prefix that had none", () => {
+    const { ruleSet } = parseRules(filter('[:] -A INPUT -m comment --comment "ns/svc:http" -j ACCEPT'));
+    expect(formatSave(ruleSet)).toContain('-A INPUT -m comment --comment "ns/svc"\n');
+  });
+});

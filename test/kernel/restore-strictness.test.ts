@@ -150,6 +150,13 @@ const CASES: readonly Case[] = [
   // ---- accepted by nft, refused by legacy
   { name: "a user chain with a policy", text: filter(":X ACCEPT [0:0]") },
   { name: "a user chain declared twice", text: filter(":X - [0:0]", ":X - [0:0]") },
+  // ---- a rule's [packets:bytes] prefix, read with strtok as iptables-restore reads it
+  {
+    name: "counters prefixes with blanks, or the command glued to the ] (accepted)",
+    text: filter("[ 1:2] -A INPUT -j ACCEPT", "[1 :2] -A INPUT -j ACCEPT", "[1:2]-A INPUT -j ACCEPT"),
+  },
+  { name: "a counters prefix [] ", text: filter("[] -A INPUT -j ACCEPT") },
+  { name: "a counters prefix [:]", text: filter("[:] -A INPUT -j ACCEPT") },
   // ---- refused
   { name: "a last COMMIT without its newline (legacy refuses)", text: "*filter\n-A INPUT -j ACCEPT\nCOMMIT" },
   { name: "a table line without a name", text: "*\nCOMMIT\n" },
@@ -565,6 +572,8 @@ const SAVE_CASES: readonly string[] = [
     "-A INPUT -m limit --limit 2000 -j ACCEPT",
     "-A INPUT -m limit --limit 1/hour --limit-burst 2000 -j ACCEPT",
   ),
+  // strtok cuts the line at the first `:` after a prefix without one.
+  filter('[:] -A INPUT -m comment --comment "ns/svc:http" -j ACCEPT'),
   // A comment, a log prefix and a list name cut by the kernel inside a UTF-8 character.
   filter(
     `-A INPUT -m comment --comment "${"x".repeat(254)}é" -j ACCEPT`,

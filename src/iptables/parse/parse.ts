@@ -250,6 +250,39 @@ function parseCounters(text: string): Counters | null {
   return packets > MAX_U64 || bytes > MAX_U64 ? null : { packets, bytes };
 }
 
+/**
+ * A rule line's `[packets:bytes]` prefix as iptables-restore reads it (`tokenize_rule_counters`):
+ * the command starts after the first `]` of the line; the counters are `strtok(s + 1, ":")` and
+ * `strtok(NULL, "]")` over the rest of the line, so a missing part is an error ("need :" or
+ * "need ]"), and the NUL strtok writes at a `:` or `]` past that first `]` ends the line there.
+ * Returns the first `]` and where the line now ends, or the error.
+ */
+function countersPrefix(
+  text: string,
+  start: number,
+  end: number,
+  newline: boolean,
+): { close: number; end: number } | string {
+  // fgets keeps the newline: strtok sees it as one more character.
+  const stop = newline ? end + 1 : end;
+  const close = text.indexOf("]", start);
+  if (close < 0 || close >= end) return "need ]";
+  let i = start + 1;
+  while (i < end && text.charCodeAt(i) === 58 /* : */) i++;
+  if (i >= stop) return "need :";
+  const colon = text.indexOf(":", i);
+  if (colon < 0 || colon >= end) return "need ]";
+  let j = colon + 1;
+  while (j < end && text.charCodeAt(j) === 93 /* ] */) j++;
+  if (j >= stop) return "need ]";
+  let bytesEnd = text.indexOf("]", j);
+  if (bytesEnd < 0 || bytesEnd >= end) bytesEnd = end;
+  let cut = end;
+  if (colon > close) cut = colon;
+  else if (bytesEnd > close) cut = bytesEnd;
+  return { close, end: cut };
+}
+
 class Parser {
   readonly text: string;
   readonly backend: Backend;
@@ -784,29 +817,41 @@ class Parser {
   }
 
   parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
-    const tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
-    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
+    let tokens: string[];
     let k = 0;
     let counters: Counters | undefined;
+    if (this.text.charCodeAt(start) === 91 /* [ */) {
+      const prefix = countersPrefix(this.text, start, end, newline);
+      if (typeof prefix === "string") {
+        this.problem(line, 1, `Bad line ${line}: ${prefix}`);
+        return;
+      }
+      // The command starts after the first `]`; the prefix's strtok may have cut the line.
+      if (prefix.end < end) {
+        end = prefix.end;
+        newline = false;
+      }
+      const starts: number[] = [];
+      tokens = tokenizeLine(this.text, start, end, newline, starts);
+      while (k < tokens.length && (starts[k] as number) <= prefix.close) k++;
+      const last = k - 1;
+      const glued = (starts[last] as number) + (tokens[last] as string).length - (prefix.close + 1);
+      if (last >= 0 && glued > 0 && this.text.charCodeAt(starts[last] as number) !== 34 /* " */) {
+        // Text glued after the `]` is an argument of its own: the command, if it is one.
+        const rest = (tokens[last] as string).slice(-glued);
+        if (rest.charCodeAt(0) !== 45 /* - */) {
+          this.problem(line, prefix.close - start + 2, `Bad argument \`${rest}'`);
+          return;
+        }
+        tokens[last] = rest;
+        k = last;
+      } else if (k === 1) counters = parseCounters(tokens[0] as string) ?? undefined;
+    } else tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
+    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
     const head = tokens[0];
     if (head === undefined) {
       this.problem(line, 1, "no command specified");
       return;
-    }
-    if (head.charCodeAt(0) === 91 /* [ */) {
-      // iptables-restore skips the prefix up to its `]` (reading the numbers only with
-      // --counters): text glued after the `]` is an argument of its own, and a missing `]` fails.
-      const close = head.indexOf("]");
-      if (close < 0) {
-        this.problem(line, 1, `Bad line ${line}: need ]`);
-        return;
-      }
-      if (close !== head.length - 1) {
-        this.problem(line, close + 2, `Bad argument \`${head.slice(close + 1)}'`);
-        return;
-      }
-      counters = parseCounters(head) ?? undefined;
-      k = 1;
     }
     const command = tokens[k];
     if (command === undefined) {
