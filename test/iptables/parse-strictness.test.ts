@@ -790,3 +790,24 @@ describe("a rule's [packets:bytes] prefix, as iptables-restore's strtok reads it
     expect(formatSave(ruleSet)).toContain('-A INPUT -m comment --comment "ns/svc"\n');
   });
 });
+
+describe("iptables' own options on a rule line", () => {
+  it("-v, the family's own -4 or -6, and -M are taken and ignored", () => {
+    expect(saveOf("-v -p tcp --verb -4 -M /sbin/modprobe --modprobe=/x -j ACCEPT")).toBe(
+      "-A X -p tcp -j ACCEPT",
+    );
+    expect(saveOf("-6 -j ACCEPT", { family: "IPv6" })).toBe("-A X -j ACCEPT");
+  });
+  it("-w, -W, -n, -x, --line-numbers are refused in iptables' words", () => {
+    expect(saveOf("-w 5 -j ACCEPT")).toBe("refused: You cannot use `-w' from iptables-restore");
+    expect(saveOf("--wait-interval 5 -j ACCEPT")).toBe("refused: You cannot use `-W' from iptables-restore");
+    expect(saveOf("-n -j ACCEPT")).toBe("refused: Illegal option `-n' with this command");
+    expect(saveOf("--exact -j ACCEPT")).toBe("refused: Illegal option `-x' with this command");
+  });
+  it("a loaded extension's exact option wins over a prefix of iptables' (policy's --proto)", () => {
+    expect(saveOf("-m policy --dir in --pol ipsec --proto esp -j ACCEPT")).toBe(
+      "-A X -m policy --dir in --pol ipsec --proto esp -j ACCEPT",
+    );
+    expect(saveOf("--proto tcp --fragm -j ACCEPT")).toBe("-A X -p tcp -f -j ACCEPT");
+  });
+});

@@ -156,6 +156,20 @@ const CASES: readonly Case[] = [
     text: filter("[ 1:2] -A INPUT -j ACCEPT", "[1 :2] -A INPUT -j ACCEPT", "[1:2]-A INPUT -j ACCEPT"),
   },
   { name: "a counters prefix [] ", text: filter("[] -A INPUT -j ACCEPT") },
+  // ---- iptables' own options on a rule line
+  {
+    name: "-v, -4, -M and --modprobe= on a rule line (accepted, ignored)",
+    text: filter(
+      "-A INPUT -v -j ACCEPT",
+      "-A INPUT --verb -4 -j ACCEPT",
+      "-A INPUT -M /bin/true --modprobe=/bin/true -j ACCEPT",
+    ),
+  },
+  { name: "IPv6: -6 on a rule line (accepted)", family: "IPv6", text: filter("-A INPUT -6 -j ACCEPT") },
+  {
+    name: "policy's own --proto, not a prefix of --protocol (accepted)",
+    text: filter("-A INPUT -m policy --dir in --pol ipsec --proto esp -j ACCEPT"),
+  },
   { name: "a counters prefix [:]", text: filter("[:] -A INPUT -j ACCEPT") },
   // ---- refused
   { name: "a last COMMIT without its newline (legacy refuses)", text: "*filter\n-A INPUT -j ACCEPT\nCOMMIT" },

@@ -211,34 +211,23 @@ const GLOBAL_LONG_OPTIONS: readonly (readonly [string, string])[] = [
   ["--ipv6", "6"],
 ];
 
-/** The spelling the rule parser's switch reads for each global option it handles. */
-const GLOBAL_SPELLING: Readonly<Record<string, string>> = {
-  s: "--source",
-  d: "--destination",
-  p: "--protocol",
-  i: "--in-interface",
-  o: "--out-interface",
-  j: "--jump",
-  g: "--goto",
-  m: "--match",
-  f: "--fragment",
-};
+/** The short options the rule parser's switch reads (their long spellings too). */
+const SWITCH_OPTIONS = "sdpiojgmfv46MwWnx0";
 
-/** The long spellings the rule parser's switch reads as they are (not looked up as prefixes). */
-const GLOBAL_EXACT: ReadonlySet<string> = new Set([
-  "--source",
-  "--src",
-  "--destination",
-  "--dst",
-  "--in-interface",
-  "--out-interface",
-  "--protocol",
-  "--proto",
-  "--fragment",
-  "--match",
-  "--jump",
-  "--goto",
-]);
+/**
+ * The long spelling the switch reads for each option it handles (the first one of
+ * {@link GLOBAL_LONG_OPTIONS}): what a unique prefix of any spelling of it is read as.
+ */
+const GLOBAL_SPELLING: Readonly<Record<string, string>> = Object.fromEntries(
+  GLOBAL_LONG_OPTIONS.filter(([, o]) => SWITCH_OPTIONS.includes(o))
+    .reverse()
+    .map(([spelling, o]) => [o, spelling]),
+);
+
+/** The long spellings the switch reads as they are (no prefix lookup). */
+const GLOBAL_EXACT: ReadonlySet<string> = new Set(
+  GLOBAL_LONG_OPTIONS.filter(([, o]) => SWITCH_OPTIONS.includes(o)).map(([spelling]) => spelling),
+);
 
 /** What a long option that is no option's exact name stands for, as getopt_long resolves it. */
 type PrefixOwner =
@@ -333,6 +322,11 @@ function canonicalizeArgs(
       continue;
     }
     if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
+    // getopt's `--modprobe=PATH` (iptables' only long option that is written so in practice).
+    if (arg.startsWith("--modprobe=")) {
+      i += 1;
+      continue;
+    }
     // A long option that is no option's exact name stands for the one it is a unique prefix of.
     let prefixOwner: PrefixOwner = null;
     // (An extension option's exact owner, looked up once here for a long option.)
@@ -401,8 +395,7 @@ function canonicalizeArgs(
         continue;
       }
       case "-p":
-      case "--protocol":
-      case "--proto": {
+      case "--protocol": {
         if (seenProtocol) fail("multiple -p flags not allowed", i);
         seenProtocol = true;
         const text = valueAfter(args, i);
@@ -415,13 +408,51 @@ function canonicalizeArgs(
         continue;
       }
       case "-f":
-      case "--fragment":
+      case "--fragments":
         if (family === "IPv6") fail("-f is not supported by ip6tables; use -m frag instead", i);
         if (fragment !== null) fail("multiple -f flags not allowed", i);
         fragment = { negated };
         negated = false;
         i += 1;
         continue;
+      case "-v":
+      case "--verbose":
+        // Taken and ignored, as are -4 in iptables and -6 in ip6tables, and -M.
+        i += 1;
+        continue;
+      case "-4":
+      case "--ipv4":
+      case "-6":
+      case "--ipv6":
+        if ((arg === "-4" || arg === "--ipv4") !== (family === "IPv4")) {
+          fail(`${arg}: this is ${family === "IPv4" ? "iptables" : "ip6tables"}, the rule is not loaded`, i);
+        }
+        i += 1;
+        continue;
+      case "-M":
+      case "--modprobe":
+        valueAfter(args, i);
+        i += 2;
+        continue;
+      case "-w":
+      case "--wait":
+      case "-W":
+      case "--wait-interval":
+        fail(
+          `You cannot use \`${arg.length === 2 ? arg : arg === "--wait" ? "-w" : "-W"}' from iptables-restore`,
+          i,
+        );
+        break;
+      case "-n":
+      case "--numeric":
+      case "-x":
+      case "--exact":
+      case "--line-numbers":
+        fail(
+          `Illegal option \`${arg === "--numeric" ? "-n" : arg === "--exact" ? "-x" : arg}' with this command`,
+          i,
+        );
+        break;
       case "-m":
       case "--match": {
         if (negated) fail("unexpected `!' before -m", negationIndex);
