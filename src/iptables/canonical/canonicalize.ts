@@ -282,6 +282,18 @@ function findOwnerByPrefix(
 const INCOMING_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT"]);
 const OUTGOING_CHAINS: ReadonlySet<string> = new Set(["OUTPUT", "POSTROUTING"]);
 
+/**
+ * The built-in chains where iptables refuses `-i` or `-o` by name (see
+ * {@link CanonicalizeOptions.chain}): those packets arrive in and those they leave by.
+ *
+ * @example
+ * INTERFACE_LIMITED_CHAINS.has("FORWARD") // false
+ */
+export const INTERFACE_LIMITED_CHAINS: ReadonlySet<string> = new Set([
+  ...INCOMING_CHAINS,
+  ...OUTGOING_CHAINS,
+]);
+
 function canonicalizeArgs(
   args: readonly string[],
   family: IPFamily,

@@ -29,7 +29,11 @@ import {
   type Table,
 } from "../../ir/types.js";
 import { utf8Length } from "../../utf8.js";
-import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
+import {
+  expandAddressLists,
+  INTERFACE_LIMITED_CHAINS,
+  tryCanonicalizeRule,
+} from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import {
   type IndexedSaveText,
@@ -697,7 +701,8 @@ class Parser {
     const chain = words[0] as string;
     // `-i` in OUTPUT, `-o` in INPUT … is refused by the chain's name (the shapes do not know
     // it): the general path judges those (a comment's value `-i` only sends it there too).
-    if (chain.length >= 5 && HOOK_CHAINS.has(chain) && hasInterfaceOption(words, count)) return false;
+    if (chain.length >= 5 && INTERFACE_LIMITED_CHAINS.has(chain) && hasInterfaceOption(words, count))
+      return false;
     const verdict = matchFamilies(words, 1, count, this.fastFamilies, this.backend);
     if (verdict === 0) return false;
     // A rule valid in one family only counts against the other. Family detection needs only the
@@ -991,7 +996,7 @@ class Parser {
       const options = { backend: this.backend, chain: p.rule.chain };
       const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) {
-        p.structure.setTarget(p.entry, ruleTarget(result.rule.target));
+        p.structure.setTarget(p.entry, structureTarget(result.rule.target));
         for (const m of result.rule.matches) {
           const label = restrictedMatch(m);
           if (label !== null) p.structure.restrictMatch(p.entry, label);
@@ -1007,7 +1012,7 @@ class Parser {
             break;
           }
           // Every rule of the expansion has the same target.
-          p.structure.setTarget(p.entry, ruleTarget(one.rule.target));
+          p.structure.setTarget(p.entry, structureTarget(one.rule.target));
         }
         continue;
       }
@@ -1136,9 +1141,6 @@ function commonLength(a: string, aStart: number, b: string, bStart: number, leng
   return n;
 }
 
-/** The built-in chains where iptables refuses `-i` or `-o` by name. */
-const HOOK_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
-
 /** Whether `words[1..count)` hold an interface option (or a value spelled like one). */
 function hasInterfaceOption(words: readonly string[], count: number): boolean {
   for (let k = 1; k < count; k++) {
@@ -1166,8 +1168,11 @@ function lastJump(args: readonly string[]): RuleTarget | null {
   return null;
 }
 
-/** The structure check's view of a canonical target (a verdict too: DROP is not for nat). */
-function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
+/**
+ * The structure check's view of a canonical rule's target (a verdict too: DROP is not for nat);
+ * not ir/types.ts' `ruleTarget`, which reads a rule's argv.
+ */
+function structureTarget(target: CanonicalTarget | null): RuleTarget | null {
   if (target === null) return null;
   return { name: target.name, isChain: target.kind === "chain" };
 }
