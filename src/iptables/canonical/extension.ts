@@ -142,16 +142,54 @@ export function tableExtension(owner: string, table: string): TableExtension {
   return { options, once, mandatory };
 }
 
-/** Throws unless every mandatory option of a table extension was given. */
-export function requireMandatory(
+/**
+ * The options given to a table extension, as given, once its mandatory ones are checked (else
+ * throws iptables' `must be specified`).
+ */
+export function keptOptions(
   owner: string,
   ext: TableExtension,
   raw: readonly RawOption[],
   argIndex: number,
-): void {
+): CanonicalOption[] {
   for (const m of ext.mandatory) {
     if (!raw.some((r) => r.name === m)) {
       throw new RuleSpecError(`${owner}: option "${m}" must be specified`, argIndex);
     }
   }
+  return raw.map((r) => option(r.name, r.negated, r.values));
+}
+
+/** Extensions read from compact option tables, by name and family (see {@link familyExtensions}). */
+export interface FamilyExtensions<E> {
+  /** Every name, in either family. */
+  readonly names: ReadonlySet<string>;
+  /** The extension of `name` in `family` (built once), or null when that family has none. */
+  get(name: string, family: "IPv4" | "IPv6"): E | null;
+}
+
+/**
+ * Reads `|`-separated rows `NAME TABLE` (`NAME/4`, `NAME/6`: one family's only; TABLE as
+ * {@link tableExtension} reads it) into extensions built by `make` when first asked for.
+ */
+export function familyExtensions<E>(rows: string, make: (ext: TableExtension) => E): FamilyExtensions<E> {
+  const tables = new Map<string, string>();
+  for (const row of rows.split("|")) {
+    const space = row.indexOf(" ");
+    tables.set(space < 0 ? row : row.slice(0, space), space < 0 ? "" : row.slice(space + 1));
+  }
+  const built = new Map<string, E | null>();
+  return {
+    names: new Set([...tables.keys()].map((k) => k.replace(/\/[46]$/, ""))),
+    get(name, family) {
+      const key = `${name}/${family === "IPv4" ? 4 : 6}`;
+      let ext = built.get(key);
+      if (ext === undefined) {
+        const table = tables.get(key) ?? tables.get(name);
+        ext = table === undefined ? null : make(tableExtension(name, table));
+        built.set(key, ext);
+      }
+      return ext;
+    },
+  };
 }

@@ -10,16 +10,16 @@ import type { CanonicalMatch, CanonicalOption, NameList, PortCondition } from ".
 import { canonicalAddress, canonicalMaskAddress } from "./address.js";
 import {
   type ExtensionContext,
+  familyExtensions,
   firstValue,
+  keptOptions,
   type OptionSpec,
   onceTable,
   option,
   optionTable,
   type RawOption,
   rejectRepeat,
-  requireMandatory,
   type TableExtension,
-  tableExtension,
 } from "./extension.js";
 import { protocolNumber } from "./protocols.js";
 import {
@@ -1070,79 +1070,42 @@ export const MATCH_EXTENSIONS: ReadonlyMap<string, MatchExtension> = new Map<str
  * only): their options as iptables' newest revision declares them (see {@link tableExtension}),
  * checked as iptables checks them, and kept as given.
  */
-const TABLE_MATCHES: ReadonlyMap<string, string> = new Map(
-  Object.entries({
-    "ah/4": "ahspi=!",
-    "ah/6": "ahspi=! ahlen=! ahres",
-    bpf: "bytecode= object-pinned=",
-    cgroup: "path=! cgroup=!",
-    cluster: "cluster-total-nodes=* cluster-local-node=! cluster-local-nodemask=! cluster-hash-seed=*",
-    connbytes: "connbytes=!* connbytes-dir=* connbytes-mode=*",
-    connlabel: "label=!* set",
-    connlimit: "connlimit-upto=! connlimit-above=! connlimit-mask= connlimit-saddr connlimit-daddr",
-    cpu: "cpu=!*",
-    dccp: "source-port=! sport=! destination-port=! dport=! dccp-types=! dccp-option=!",
-    devgroup: "src-group=! dst-group=!",
-    dscp: "dscp=! dscp-class=!",
-    "dst/6": "dst-len=! dst-opts=",
-    ecn: "ecn-tcp-cwr! ecn-tcp-ece! ecn-ip-ect=!",
-    esp: "espspi=!",
-    "eui64/6": "",
-    "frag/6": "fragid=! fraglen=! fragres fragfirst fragmore fraglast",
-    hashlimit:
-      "hashlimit-upto=! hashlimit-above=! hashlimit=! hashlimit-srcmask= hashlimit-dstmask= hashlimit-burst= hashlimit-htable-size= hashlimit-htable-max= hashlimit-htable-gcinterval= hashlimit-htable-expire= hashlimit-mode= hashlimit-name=* hashlimit-rate-match hashlimit-rate-interval=",
-    "hbh/6": "hbh-len=! hbh-opts=",
-    helper: "helper=!*",
-    "hl/6": "hl-lt= hl-gt= hl-eq=! hl=",
-    iprange: "src-range=! dst-range=!",
-    "ipv6header/6": "header=!* soft",
-    ipvs: "ipvs! vproto=! vaddr=! vport=! vdir= vmethod=! vportctl=!",
-    length: "length=!*",
-    mac: "mac-source=!*",
-    "mh/6": "mh-type=!",
-    osf: "genre=!* ttl= log=",
-    owner: "uid-owner=! gid-owner=! socket-exists! suppl-groups",
-    pkttype: "pkt-type=!*",
-    policy: "dir= pol= strict reqid=!+ spi=!+ tunnel-src=!+ tunnel-dst=!+ proto=!+ mode=!+ next+",
-    quota: "quota=!*",
-    rateest:
-      "rateest1=!+ rateest=!+ rateest2=!+ rateest-bps1!+ rateest-pps1!+ rateest-bps2!+ rateest-pps2!+ rateest-bps!+ rateest-pps!+ rateest-delta!+ rateest-lt!+ rateest-gt!+ rateest-eq!+",
-    "realm/4": "realm=!*",
-    rpfilter: "loose validmark accept-local invert",
-    "rt/6": "rt-type=! rt-segsleft=! rt-len=! rt-0-res rt-0-addrs= rt-0-not-strict",
-    set: "match-set==!+ set==!+ return-nomatch!+ update-counters!+ packets-eq=!+ packets-lt=!+ packets-gt=!+ bytes-eq=!+ bytes-lt=!+ bytes-gt=!+ update-subcounters!+",
-    socket: "transparent nowildcard restore-skmark",
-    "srh/6":
-      "srh-next-hdr=! srh-hdr-len-eq=! srh-hdr-len-gt=! srh-hdr-len-lt=! srh-segs-left-eq=! srh-segs-left-gt=! srh-segs-left-lt=! srh-last-entry-eq=! srh-last-entry-gt=! srh-last-entry-lt=! srh-tag=! srh-psid=! srh-nsid=! srh-lsid=!",
-    string: "from= to= algo=* string=! hex-string=! icase",
-    tcpmss: "mss=!*",
-    time: "datestart= datestop= timestart= timestop= contiguous weekdays=! monthdays=! localtz utc kerneltz",
-    tos: "tos=!*",
-    "ttl/4": "ttl-lt= ttl-gt= ttl-eq=! ttl=",
-    u32: "u32=!*",
-  }),
-);
+const TABLE_MATCHES: string =
+  "ah/4 ahspi=!|ah/6 ahspi=! ahlen=! ahres|bpf bytecode= object-pinned=|cgroup path=! cgroup=!|" +
+  "cluster cluster-total-nodes=* cluster-local-node=! cluster-local-nodemask=! cluster-hash-seed=*|" +
+  "connbytes connbytes=!* connbytes-dir=* connbytes-mode=*|connlabel label=!* set|" +
+  "connlimit connlimit-upto=! connlimit-above=! connlimit-mask= connlimit-saddr connlimit-daddr|" +
+  "cpu cpu=!*|dccp source-port=! sport=! destination-port=! dport=! dccp-types=! dccp-option=!|" +
+  "devgroup src-group=! dst-group=!|dscp dscp=! dscp-class=!|dst/6 dst-len=! dst-opts=|" +
+  "ecn ecn-tcp-cwr! ecn-tcp-ece! ecn-ip-ect=!|esp espspi=!|eui64/6|" +
+  "frag/6 fragid=! fraglen=! fragres fragfirst fragmore fraglast|" +
+  "hashlimit hashlimit-upto=! hashlimit-above=! hashlimit=! hashlimit-srcmask= hashlimit-dstmask= hashlimit-burst= hashlimit-htable-size= hashlimit-htable-max= hashlimit-htable-gcinterval= hashlimit-htable-expire= hashlimit-mode= hashlimit-name=* hashlimit-rate-match hashlimit-rate-interval=|" +
+  "hbh/6 hbh-len=! hbh-opts=|helper helper=!*|hl/6 hl-lt= hl-gt= hl-eq=! hl=|" +
+  "iprange src-range=! dst-range=!|ipv6header/6 header=!* soft|" +
+  "ipvs ipvs! vproto=! vaddr=! vport=! vdir= vmethod=! vportctl=!|length length=!*|" +
+  "mac mac-source=!*|mh/6 mh-type=!|osf genre=!* ttl= log=|" +
+  "owner uid-owner=! gid-owner=! socket-exists! suppl-groups|pkttype pkt-type=!*|" +
+  "policy dir= pol= strict reqid=!+ spi=!+ tunnel-src=!+ tunnel-dst=!+ proto=!+ mode=!+ next+|" +
+  "quota quota=!*|" +
+  "rateest rateest1=!+ rateest=!+ rateest2=!+ rateest-bps1!+ rateest-pps1!+ rateest-bps2!+ rateest-pps2!+ rateest-bps!+ rateest-pps!+ rateest-delta!+ rateest-lt!+ rateest-gt!+ rateest-eq!+|" +
+  "realm/4 realm=!*|rpfilter loose validmark accept-local invert|" +
+  "rt/6 rt-type=! rt-segsleft=! rt-len=! rt-0-res rt-0-addrs= rt-0-not-strict|" +
+  "set match-set==!+ set==!+ return-nomatch!+ update-counters!+ packets-eq=!+ packets-lt=!+ packets-gt=!+ bytes-eq=!+ bytes-lt=!+ bytes-gt=!+ update-subcounters!+|" +
+  "socket transparent nowildcard restore-skmark|" +
+  "srh/6 srh-next-hdr=! srh-hdr-len-eq=! srh-hdr-len-gt=! srh-hdr-len-lt=! srh-segs-left-eq=! srh-segs-left-gt=! srh-segs-left-lt=! srh-last-entry-eq=! srh-last-entry-gt=! srh-last-entry-lt=! srh-tag=! srh-psid=! srh-nsid=! srh-lsid=!|" +
+  "string from= to= algo=* string=! hex-string=! icase|tcpmss mss=!*|" +
+  "time datestart= datestop= timestart= timestop= contiguous weekdays=! monthdays=! localtz utc kerneltz|" +
+  "tos tos=!*|ttl/4 ttl-lt= ttl-gt= ttl-eq=! ttl=|u32 u32=!*";
 
-/** The names of {@link TABLE_MATCHES}, in either family. */
-export const PASS_THROUGH_MATCHES: ReadonlySet<string> = new Set(
-  [...TABLE_MATCHES.keys()].map((k) => k.replace(/\/[46]$/, "")),
-);
-
-const tableMatches = new Map<string, MatchExtension | null>();
+/** The match extensions of {@link TABLE_MATCHES}, by name and family. */
+const tableMatches = familyExtensions(TABLE_MATCHES, tableMatch);
 
 /**
  * The match extension of a pass-through match in `family`, or null when iptables of that
  * family has no such match.
  */
 export function passThroughMatch(name: string, family: "IPv4" | "IPv6"): MatchExtension | null {
-  const key = `${name}/${family === "IPv4" ? 4 : 6}`;
-  let ext = tableMatches.get(key);
-  if (ext === undefined) {
-    const table = TABLE_MATCHES.get(key) ?? TABLE_MATCHES.get(name);
-    ext = table === undefined ? null : tableMatch(tableExtension(name, table));
-    tableMatches.set(key, ext);
-  }
-  return ext;
+  return tableMatches.get(name, family);
 }
 
 function tableMatch(ext: TableExtension): MatchExtension {
@@ -1150,8 +1113,7 @@ function tableMatch(ext: TableExtension): MatchExtension {
     options: ext.options,
     once: ext.once,
     finish(name, raw, _ctx, argIndex) {
-      requireMandatory(name, ext, raw, argIndex);
-      return { kind: "generic", name, options: raw.map((r) => option(r.name, r.negated, r.values)) };
+      return { kind: "generic", name, options: keptOptions(name, ext, raw, argIndex) };
     },
   };
 }

@@ -9,16 +9,16 @@ import type { CanonicalOption, CanonicalTarget } from "../../ir/canonical-types.
 import { formatHost, parseHostBytes } from "./address.js";
 import {
   type ExtensionContext,
+  familyExtensions,
   firstValue,
+  keptOptions,
   type OptionSpec,
   onceTable,
   option,
   optionTable,
   type RawOption,
   rejectRepeat,
-  requireMandatory,
   type TableExtension,
-  tableExtension,
 } from "./extension.js";
 import { parseMarkValue } from "./matches.js";
 import { hex32, type PortRange, parseCUnsigned, parsePort, RuleSpecError, truncateBytes } from "./values.js";
@@ -490,62 +490,33 @@ export const TARGET_EXTENSIONS: ReadonlyMap<string, TargetExtension> = new Map<s
  * Other targets iptables 1.8 ships (`name/4`, `name/6`: one family's only): their options as
  * iptables' newest revision declares them (see {@link tableExtension}), checked, kept as given.
  */
-const TABLE_TARGETS: ReadonlyMap<string, string> = new Map(
-  Object.entries({
-    AUDIT: "type=*",
-    CHECKSUM: "checksum-fill*",
-    CLASSIFY: "set-class=*",
-    "CLUSTERIP/4": "new hashmode= clustermac= total-nodes= local-node= hash-init=",
-    CONNSECMARK: "save restore",
-    CT: "notrack helper= timeout= ctevents= expevents= zone-orig= zone-reply= zone=",
-    "DNPT/6": "src-pfx=* dst-pfx=*",
-    DSCP: "set-dscp= set-dscp-class=",
-    "ECN/4": "ecn-tcp-remove ecn-tcp-cwr= ecn-tcp-ece= ecn-ip-ect=",
-    "HL/6": "hl-set= hl-dec= hl-inc=",
-    HMARK:
-      "hmark-tuple= hmark-src-prefix= hmark-dst-prefix= hmark-sport-mask= hmark-dport-mask= hmark-spi-mask= hmark-sport= hmark-dport= hmark-spi= hmark-proto-mask= hmark-rnd= hmark-mod=* hmark-offset=",
-    IDLETIMER: "timeout=* label=* alarm send_nl_msg",
-    LED: "led-trigger-id=* led-delay= led-always-blink",
-    "NETMAP/4": "to=*",
-    "NETMAP/6": "to=*",
-    NOTRACK: "",
-    NFQUEUE: "queue-num= queue-balance= queue-bypass queue-cpu-fanout",
-    RATEEST: "rateest-name=* rateest-interval=* rateest-ewmalog=*",
-    SECMARK: "selctx=*",
-    SET: "add-set==!+ del-set==!+ exist!+ timeout=!+ map-set==!+ map-mark!+ map-prio!+ map-queue!+",
-    "SNPT/6": "src-pfx=* dst-pfx=*",
-    SYNPROXY: "sack-perm timestamp wscale= mss= ecn",
-    TCPMSS: "set-mss= clamp-mss-to-pmtu",
-    TCPOPTSTRIP: "strip-options=",
-    TEE: "gateway=* oif=",
-    TOS: "set-tos= and-tos= or-tos= xor-tos=",
-    TPROXY: "on-port=* on-ip= tproxy-mark=",
-    TRACE: "",
-    "TTL/4": "ttl-set= ttl-dec= ttl-inc=",
-    "ULOG/4": "ulog-nlgroup= ulog-prefix= ulog-cprange= ulog-qthreshold=",
-  }),
-);
+const TABLE_TARGETS: string =
+  "AUDIT type=*|CHECKSUM checksum-fill*|CLASSIFY set-class=*|CONNSECMARK save restore|" +
+  "CT notrack helper= timeout= ctevents= expevents= zone-orig= zone-reply= zone=|" +
+  "DNPT/6 src-pfx=* dst-pfx=*|DSCP set-dscp= set-dscp-class=|" +
+  "ECN/4 ecn-tcp-remove ecn-tcp-cwr= ecn-tcp-ece= ecn-ip-ect=|HL/6 hl-set= hl-dec= hl-inc=|" +
+  "HMARK hmark-tuple= hmark-src-prefix= hmark-dst-prefix= hmark-sport-mask= hmark-dport-mask= hmark-spi-mask= hmark-sport= hmark-dport= hmark-spi= hmark-proto-mask= hmark-rnd= hmark-mod=* hmark-offset=|" +
+  "IDLETIMER timeout=* label=* alarm send_nl_msg|LED led-trigger-id=* led-delay= led-always-blink|" +
+  "NETMAP to=*|NOTRACK|NFQUEUE queue-num= queue-balance= queue-bypass queue-cpu-fanout|" +
+  "RATEEST rateest-name=* rateest-interval=* rateest-ewmalog=*|SECMARK selctx=*|" +
+  "SET add-set==!+ del-set==!+ exist!+ timeout=!+ map-set==!+ map-mark!+ map-prio!+ map-queue!+|" +
+  "SNPT/6 src-pfx=* dst-pfx=*|SYNPROXY sack-perm timestamp wscale= mss= ecn|" +
+  "TCPMSS set-mss= clamp-mss-to-pmtu|TCPOPTSTRIP strip-options=|TEE gateway=* oif=|" +
+  "TOS set-tos= and-tos= or-tos= xor-tos=|TPROXY on-port=* on-ip= tproxy-mark=|TRACE|" +
+  "TTL/4 ttl-set= ttl-dec= ttl-inc=";
+
+/** The target extensions of {@link TABLE_TARGETS}, by name and family. */
+const tableTargets = familyExtensions(TABLE_TARGETS, tableTarget);
 
 /** The names of {@link TABLE_TARGETS}, in either family. */
-export const PASS_THROUGH_TARGETS: ReadonlySet<string> = new Set(
-  [...TABLE_TARGETS.keys()].map((k) => k.replace(/\/[46]$/, "")),
-);
-
-const tableTargets = new Map<string, TargetExtension | null>();
+export const PASS_THROUGH_TARGETS: ReadonlySet<string> = tableTargets.names;
 
 /**
  * The target extension of a pass-through target in `family`, or null when iptables of that
  * family has no such target.
  */
 export function passThroughTarget(name: string, family: "IPv4" | "IPv6"): TargetExtension | null {
-  const key = `${name}/${family === "IPv4" ? 4 : 6}`;
-  let ext = tableTargets.get(key);
-  if (ext === undefined) {
-    const table = TABLE_TARGETS.get(key) ?? TABLE_TARGETS.get(name);
-    ext = table === undefined ? null : tableTarget(tableExtension(name, table));
-    tableTargets.set(key, ext);
-  }
-  return ext;
+  return tableTargets.get(name, family);
 }
 
 function tableTarget(ext: TableExtension): TargetExtension {
@@ -553,8 +524,7 @@ function tableTarget(ext: TableExtension): TargetExtension {
     options: ext.options,
     once: ext.once,
     finish(name, goto, raw, _ctx, argIndex) {
-      requireMandatory(name, ext, raw, argIndex);
-      return { kind: "generic", name, goto, options: raw.map((r) => option(r.name, r.negated, r.values)) };
+      return { kind: "generic", name, goto, options: keptOptions(name, ext, raw, argIndex) };
     },
   };
 }
