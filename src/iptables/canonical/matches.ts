@@ -956,12 +956,18 @@ const LIMIT_UNITS: readonly (readonly [string, string, number])[] = [
 
 /** C's `atoi` read as the uint32 iptables keeps: blanks, a sign, then the leading digits. */
 function atoiUint32(text: string): number {
-  const m = /^[ \t\n\v\f\r]*([+-]?)(\d*)/.exec(text) as RegExpExecArray;
-  const digits = m[2] as string;
-  if (digits.length === 0) return 0;
-  let v = BigInt(digits);
+  let i = 0;
+  while (i < text.length && " \t\n\v\f\r".includes(text[i] as string)) i++;
+  const negative = text[i] === "-";
+  if (negative || text[i] === "+") i++;
+  let end = i;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  if (end === i) return 0;
+  if (end - i < 10 && !negative) return Number(text.slice(i, end));
+  // strtol clamps to the 64-bit range; the int then keeps the low 32 bits.
+  let v = BigInt(text.slice(i, end));
   const max = (1n << 63n) - 1n;
-  if (m[1] === "-") v = v > max + 1n ? -(max + 1n) : -v;
+  if (negative) v = v > max + 1n ? -(max + 1n) : -v;
   else if (v > max) v = max;
   return Number(BigInt.asUintN(32, v));
 }

@@ -837,7 +837,7 @@ class Parser {
         newline = false;
       }
       const starts: number[] = [];
-      tokens = tokenizeLine(this.text, start, end, newline, starts);
+      tokens = tokenizeLine(this.text, start, end, newline, starts, this.tokens);
       while (k < tokens.length && (starts[k] as number) <= prefix.close) k++;
       const last = k - 1;
       const glued = (starts[last] as number) + (tokens[last] as string).length - (prefix.close + 1);
