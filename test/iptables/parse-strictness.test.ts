@@ -811,3 +811,30 @@ describe("iptables' own options on a rule line", () => {
     expect(saveOf("--proto tcp --fragm -j ACCEPT")).toBe("-A X -p tcp -f -j ACCEPT");
   });
 });
+
+describe("smaller value rules of iptables' parsers", () => {
+  it("an empty LOG or NFLOG prefix is refused", () => {
+    for (const args of [
+      ["-j", "LOG", "--log-prefix", ""],
+      ["-j", "NFLOG", "--nflog-prefix", ""],
+    ]) {
+      expect(tryCanonicalizeRule(args, "IPv4")).toMatchObject({
+        ok: false,
+        message: "Argument must have a minimum length of 1 characters",
+        argIndex: 3,
+      });
+    }
+  });
+  it("service names are looked up for tcp and udp only", () => {
+    expect(saveOf("-p sctp --dport http -j ACCEPT")).toBe("refused: invalid port/service `http' specified");
+    expect(saveOf("-p sctp -m multiport --dports 80,http -j ACCEPT")).toBe(
+      "refused: invalid port/service `http' specified",
+    );
+    expect(saveOf("-p tcp -m multiport --dports ssh,http -j ACCEPT")).toBe(
+      "-A X -p tcp -m multiport --dports 22,80 -j ACCEPT",
+    );
+  });
+  it("cgroup's path prints as iptables-save prints strings", () => {
+    expect(saveOf("-m cgroup --path / -j ACCEPT")).toBe('-A X -m cgroup --path "/" -j ACCEPT');
+  });
+});

@@ -429,6 +429,9 @@ const CASES: readonly Case[] = [
     name: "limit 1/day with the default burst (nft only)",
     text: filter("-A INPUT -m limit --limit 1/d -j ACCEPT"),
   },
+  { name: "an empty LOG prefix", text: filter('-A INPUT -j LOG --log-prefix ""') },
+  { name: "an empty NFLOG prefix", text: filter('-A INPUT -j NFLOG --nflog-prefix ""') },
+  { name: "a service name for an sctp port", text: filter("-A INPUT -p sctp --dport http -j ACCEPT") },
   // ---- LOG levels: iptables' names, as written, or a number up to 7 (C base 0)
   { name: "LOG level err", text: filter("-A INPUT -j LOG --log-level err") },
   { name: "LOG level warn", text: filter("-A INPUT -j LOG --log-level warn") },
@@ -577,6 +580,7 @@ const SAVE_CASES: readonly string[] = [
     "-A INPUT -m pkttype --pkt-type unicast -m mac ! --mac-source 00:11:22:33:44:55 -j ACCEPT",
     "-A INPUT -j NFQUEUE --queue-num 1 --queue-bypass",
     "-A OUTPUT -m owner --uid-owner 0 -j ACCEPT",
+    "-A OUTPUT -m cgroup --path / -j ACCEPT",
   ),
   filter(
     "-A INPUT -m limit -j ACCEPT",

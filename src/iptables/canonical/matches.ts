@@ -176,7 +176,7 @@ function makePortMatch(protocolName: string): MatchExtension {
                     r.name === "--sport" ? "--source-port" : "--destination-port",
                     r.argIndex + 1,
                   )
-                : parsePortRange(firstValue(r), r.argIndex + 1);
+                : parsePortRange(firstValue(r), r.argIndex + 1, !isSctp);
             let cond: PortCondition | null = { min: range.min, max: range.max, negated: r.negated };
             // tcp/udp drop a full range; inverted, the match can never hit (spec §5.1).
             if (!isSctp && range.min === 0 && range.max === 65535) {
@@ -245,7 +245,7 @@ const multiport: MatchExtension = {
     const printed: string[] = [];
     let slots = 0;
     for (const item of firstValue(r).split(",")) {
-      const range = parsePortRange(item, r.argIndex + 1);
+      const range = parsePortRange(item, r.argIndex + 1, r.protocolSoFar === 6 || r.protocolSoFar === 17);
       slots += range.min === range.max ? 1 : 2;
       ports.push(range);
       printed.push(formatPortRange(range));

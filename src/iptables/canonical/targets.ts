@@ -373,6 +373,13 @@ const reject: TargetExtension = {
 
 // ---------------------------------------------------------------------------- LOG / NFLOG
 
+/** A string option's value, which iptables' guided parser wants at least one character long. */
+function nonEmpty(r: RawOption): string {
+  const v = firstValue(r);
+  if (v.length === 0) fail("Argument must have a minimum length of 1 characters", r.argIndex + 1);
+  return v;
+}
+
 /** The level names iptables 1.8.9 takes, as written (not `err` or `warn`, not upper case). */
 const LOG_LEVELS: ReadonlyMap<string, number> = new Map([
   ["emerg", 0],
@@ -406,7 +413,7 @@ const log: TargetExtension = {
     for (let at = 0; at < raw.length; at++) {
       const r = raw[at] as RawOption;
       rejectRepeat(raw, at, name);
-      if (r.name === "--log-prefix") prefix = truncateBytes(firstValue(r), 29);
+      if (r.name === "--log-prefix") prefix = truncateBytes(nonEmpty(r), 29);
       else if (r.name === "--log-level") {
         const v = firstValue(r);
         level = LOG_LEVELS.get(v) ?? parseCUnsigned(v, 7);
@@ -436,7 +443,8 @@ const nflog: TargetExtension = {
       rejectRepeat(raw, at, name);
       const v = firstValue(r);
       // nft keeps a prefix of 127 bytes (its log expression's), legacy's xt_NFLOG 63.
-      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, ctx.backend === "nft" ? 127 : 63));
+      if (r.name === "--nflog-prefix")
+        values.set(r.name, truncateBytes(nonEmpty(r), ctx.backend === "nft" ? 127 : 63));
       else {
         const max = r.name === "--nflog-group" || r.name === "--nflog-threshold" ? 65535 : 0xffffffff;
         const n = parseCUnsigned(v, max);
@@ -541,6 +549,8 @@ export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set([
 /** Names quoted with iptables' save-string rule when printed (spec §4.1). */
 export const SAVE_STRING_OPTIONS: ReadonlySet<string> = new Set([
   "--comment",
+  // cgroup's (kept as given, printed as iptables-save prints it)
+  "--path",
   "--log-prefix",
   "--nflog-prefix",
   "--nfacct-name",

@@ -210,16 +210,18 @@ const SERVICES: ReadonlyMap<string, number> = new Map([
 ]);
 
 /**
- * Parses one port as tcp, sctp and multiport do: a number (C base 0) or a service name.
- * Returns -1 when invalid.
+ * Parses one port as tcp, sctp and multiport do: a number (C base 0) or, when `named`, a
+ * service name (iptables looks names up for the rule's protocol: tcp and udp have them, sctp,
+ * udplite and dccp none in /etc/services). Returns -1 when invalid.
  *
  * @example
  * parsePort("http") // 80
  * parsePort("010") // 8
+ * parsePort("http", false) // -1
  */
-export function parsePort(text: string): number {
+export function parsePort(text: string, named = true): number {
   const n = parseCUnsigned(text, 65535);
-  return n >= 0 ? n : (SERVICES.get(text) ?? -1);
+  return n >= 0 ? n : named ? (SERVICES.get(text) ?? -1) : -1;
 }
 
 const TWO64 = 1n << 64n;
@@ -263,15 +265,15 @@ export function parseServicePort(text: string): number {
  * @example
  * parsePortRange("1000:", 3) // { min: 1000, max: 65535 }
  */
-export function parsePortRange(text: string, argIndex: number): PortRange {
+export function parsePortRange(text: string, argIndex: number, named = true): PortRange {
   const colon = text.indexOf(":");
   if (colon < 0) {
-    const p = parsePort(text);
+    const p = parsePort(text, named);
     if (p < 0) throw new RuleSpecError(`invalid port/service \`${text}' specified`, argIndex);
     return { min: p, max: p };
   }
-  const lo = colon === 0 ? 0 : parsePort(text.slice(0, colon));
-  const hi = colon === text.length - 1 ? 65535 : parsePort(text.slice(colon + 1));
+  const lo = colon === 0 ? 0 : parsePort(text.slice(0, colon), named);
+  const hi = colon === text.length - 1 ? 65535 : parsePort(text.slice(colon + 1), named);
   if (lo < 0 || hi < 0) throw new RuleSpecError(`invalid port/service \`${text}' specified`, argIndex);
   if (lo > hi) throw new RuleSpecError("invalid portrange (min > max)", argIndex);
   return { min: lo, max: hi };
