@@ -224,7 +224,10 @@ class Simulator {
     }
     if (w.chains.has(d.name)) {
       if (noflush) this.flushChain(w, d.name);
-      else this.report(table, ti, "chains", index, `error creating chain '${d.name}': File exists`);
+      // iptables-nft flushes a chain declared again there (the parser records that as a -F
+      // entry where the declaration stands); legacy refuses it.
+      else if (this.backend === "legacy")
+        this.report(table, ti, "chains", index, `error creating chain '${d.name}': File exists`);
       return;
     }
     w.chains.set(d.name, []);

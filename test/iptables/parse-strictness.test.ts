@@ -1,8 +1,9 @@
 // One test per rule of iptables-restore that the parser now applies to a whole table block or a
 // whole line (each checked against the real binary in test/kernel/restore-strictness.test.ts).
 import { describe, expect, it } from "vitest";
-import { type ParseOptions, parseRules } from "../../src/index.js";
+import { formatSave, type ParseOptions, parseRules } from "../../src/index.js";
 import { formatCanonicalRule, tryCanonicalizeRule } from "../../src/iptables/canonical/canonicalize.js";
+import { tryApplyRestore } from "../../src/iptables/index.js";
 import { parseRulesReference } from "../../src/iptables/parse/parse.js";
 
 const filter = (...lines: string[]) => `*filter\n${lines.join("\n")}\nCOMMIT\n`;
@@ -114,6 +115,25 @@ describe("chain lines", () => {
       "4:2 error creating chain 'Y': File exists",
     ]);
     expect(problems(text, { backend: "nft" })).toEqual([]);
+  });
+  it("nft flushes a user chain declared again, where the declaration stands", () => {
+    const text = filter(":X - [0:0]", "-A X -j ACCEPT", ":X - [0:0]", "-A X -j DROP", "-A INPUT -j X");
+    const { ruleSet, problems: found } = parseRules(text, { backend: "nft" });
+    expect(found).toEqual([]);
+    const applied = tryApplyRestore(undefined, ruleSet, { noflush: false, backend: "nft" });
+    expect(applied.problems).toEqual([]);
+    expect(formatSave(applied.ruleSet, { backend: "nft" })).toContain(
+      ":X - [0:0]\n-A INPUT -j X\n-A X -j DROP\n",
+    );
+    expect(problems(text, { backend: "legacy" })).toEqual(["4:2 error creating chain 'X': File exists"]);
+  });
+  it("legacy needs the newline after the last COMMIT; nft does not", () => {
+    const text = "*filter\n-A INPUT -j ACCEPT\nCOMMIT";
+    expect(problems(text, { backend: "legacy" })).toEqual([
+      "3:1 Bad argument `COMMIT': legacy iptables-restore needs a newline after COMMIT",
+    ]);
+    expect(problems(text, { backend: "nft" })).toEqual([]);
+    expect(problems(`${text}\n`, { backend: "legacy" })).toEqual([]);
   });
   it("counters are not read (iptables-restore without --counters): any text there loads", () => {
     expect(problems(filter(":INPUT ACCEPT [x:6]", ":X - [0:0]\r", ":Y - [5:6 more"))).toEqual([]);
@@ -333,7 +353,7 @@ describe("long options abbreviated, as getopt_long takes them", () => {
     expect(save("-p tcp --dp 80 -j ACCEPT")).toBe("-A X -p tcp -m tcp --dport 80 -j ACCEPT");
     expect(save("-p tcp --tcp-f SYN SYN -j ACCEPT")).toBe("-A X -p tcp -m tcp --tcp-flags SYN SYN -j ACCEPT");
   });
-  it("with a pass-through match loaded, its own options are not taken for iptables' (`--pol` of policy)", () => {
+  it("a kept-as-given match's exact option wins over a prefix of iptables' own (`--pol` of policy)", () => {
     expect(save("-m policy --dir in --pol ipsec -j ACCEPT")).toBe(
       "-A X -m policy --dir in --pol ipsec -j ACCEPT",
     );
@@ -442,5 +462,379 @@ describe("NFLOG as iptables-save prints it", () => {
     expect(save("-j NFLOG --nflog-range 5 --nflog-size 3", "nft")).toBe(
       'refused: NFLOG: option "--nflog-range" cannot be used together with "--nflog-size"',
     );
+  });
+});
+
+/** The save line of a rule's args, or `refused: message`. */
+function saveOf(
+  args: string,
+  options: { backend?: "nft" | "legacy"; family?: "IPv4" | "IPv6" } = {},
+): string {
+  const r = tryCanonicalizeRule(args.split(" "), options.family ?? "IPv4", {
+    backend: options.backend ?? "nft",
+  });
+  return r.ok ? formatCanonicalRule("X", r.rule) : `refused: ${r.message}`;
+}
+
+describe("extensions kept as given are read by iptables' option tables", () => {
+  it("an option the extension does not have is unknown, even another match's", () => {
+    expect(problems(filter("-A INPUT -m limit --limit 5/min --bogus 1 -j ACCEPT"))).toEqual([
+      '2:33 unknown option "--bogus"',
+    ]);
+    expect(saveOf("-m pkttype --pkt-type unicast --dst-type LOCAL -j ACCEPT")).toBe(
+      'refused: unknown option "--dst-type"',
+    );
+    expect(saveOf("-j NFQUEUE --queue-num 1 --bogus")).toBe('refused: unknown option "--bogus"');
+    expect(saveOf("-m owner --pid-owner 1 -j ACCEPT")).toBe('refused: unknown option "--pid-owner"');
+  });
+  it("! where the option takes none, a repeat, a missing mandatory option, in iptables' words", () => {
+    expect(saveOf("-m connlimit --connlimit-above 2 ! --connlimit-saddr -j ACCEPT")).toBe(
+      'refused: connlimit: option "--connlimit-saddr" cannot be inverted',
+    );
+    expect(saveOf("-m comment ! --comment x -j ACCEPT")).toBe(
+      'refused: comment: option "--comment" cannot be inverted',
+    );
+    expect(saveOf("-m pkttype --pkt-type unicast --pkt-type unicast -j ACCEPT")).toBe(
+      'refused: pkttype: option "--pkt-type" can only be used once',
+    );
+    expect(saveOf("-m tos -j ACCEPT")).toBe('refused: tos: option "--tos" must be specified');
+    expect(saveOf("-j CLASSIFY")).toBe('refused: CLASSIFY: option "--set-class" must be specified');
+  });
+  it("an option takes as many values as iptables gives it, abbreviations are spelled out", () => {
+    expect(saveOf("-m set --match-set kube-ips src,dst -j ACCEPT")).toBe(
+      "-A X -m set --match-set kube-ips src,dst -j ACCEPT",
+    );
+    expect(saveOf("-m pkttype --pkt broadcast -j DROP")).toBe("-A X -m pkttype --pkt-type broadcast -j DROP");
+    expect(saveOf("-m mac ! --mac-source 00:11:22:33:44:55 -j ACCEPT")).toBe(
+      "-A X -m mac ! --mac-source 00:11:22:33:44:55 -j ACCEPT",
+    );
+    expect(saveOf("-m string --string -5 --algo bm -j DROP")).toBe(
+      "-A X -m string --string -5 --algo bm -j DROP",
+    );
+  });
+  it("an extension of one family only is not loaded in the other", () => {
+    expect(saveOf("-m hbh -j ACCEPT")).toBe("refused: Couldn't load match `hbh':No such file or directory");
+    expect(saveOf("-m ttl --ttl-eq 5 -j ACCEPT", { family: "IPv6" })).toBe(
+      "refused: Couldn't load match `ttl':No such file or directory",
+    );
+    expect(saveOf("-m ah --ahlen 5 -j ACCEPT")).toBe('refused: unknown option "--ahlen"');
+    expect(saveOf("-m ah --ahlen 5 -j ACCEPT", { family: "IPv6" })).toBe("-A X -m ah --ahlen 5 -j ACCEPT");
+  });
+});
+
+describe("limit as iptables-save prints it", () => {
+  it("the rate in the unit iptables picks, the burst unless 5", () => {
+    expect(saveOf("-m limit -j ACCEPT")).toBe("-A X -m limit --limit 3/hour -j ACCEPT");
+    expect(saveOf("-m limit --limit 7/HOUR --limit-burst 010 -j ACCEPT")).toBe(
+      "-A X -m limit --limit 7/hour --limit-burst 8 -j ACCEPT",
+    );
+    expect(saveOf("-m limit --limit 120/m --limit-burst 5 -j ACCEPT")).toBe(
+      "-A X -m limit --limit 2/sec -j ACCEPT",
+    );
+    expect(saveOf("-m limit --limit 33/min -j ACCEPT")).toBe("-A X -m limit --limit 33/min -j ACCEPT");
+    expect(saveOf("-m limit --limit-b 7 -j ACCEPT")).toBe(
+      "-A X -m limit --limit 3/hour --limit-burst 7 -j ACCEPT",
+    );
+  });
+  it("rates and bursts iptables refuses, in its words", () => {
+    expect(saveOf("-m limit --limit 0/sec -j ACCEPT")).toBe(`refused: bad rate "0/sec"'`);
+    expect(saveOf("-m limit --limit 1/ -j ACCEPT")).toBe(`refused: bad rate "1/"'`);
+    expect(saveOf("-m limit --limit 1/seconds -j ACCEPT")).toBe(`refused: bad rate "1/seconds"'`);
+    expect(saveOf("-m limit --limit 20000 -j ACCEPT")).toBe('refused: Rate too fast "20000"');
+    expect(saveOf("-m limit --limit-burst 10001 -j ACCEPT")).toBe(
+      'refused: limit: bad value for option "--limit-burst", or out of range (0-10000).',
+    );
+  });
+  it("legacy's kernel refuses a burst of 0 and one that overflows; nft takes them", () => {
+    expect(saveOf("-m limit --limit-burst 0 -j ACCEPT", { backend: "legacy" })).toMatch(/^refused: limit: /);
+    expect(saveOf("-m limit --limit 1/day -j ACCEPT", { backend: "legacy" })).toMatch(/^refused: limit: /);
+    expect(saveOf("-m limit --limit 1/day --limit-burst 1 -j ACCEPT", { backend: "legacy" })).toBe(
+      "-A X -m limit --limit 1/day --limit-burst 1 -j ACCEPT",
+    );
+    expect(saveOf("-m limit --limit-burst 0 -j ACCEPT")).toBe("-A X -m limit --limit 3/hour -j ACCEPT");
+    expect(saveOf("-m limit --limit 1/day -j ACCEPT")).toBe("-A X -m limit --limit 1/day -j ACCEPT");
+  });
+});
+
+describe("LOG levels as iptables 1.8.9 reads them", () => {
+  it("its names as written, or a number up to 7 in C base 0", () => {
+    expect(problems(filter("-A INPUT -j LOG --log-level err"))).toEqual(['2:29 log level "err" unknown']);
+    expect(saveOf("-j LOG --log-level warn")).toBe('refused: log level "warn" unknown');
+    expect(saveOf("-j LOG --log-level ERROR")).toBe('refused: log level "ERROR" unknown');
+    expect(saveOf("-j LOG --log-level 010")).toBe('refused: log level "010" unknown');
+    expect(saveOf("-j LOG --log-level error")).toBe("-A X -j LOG --log-level 3");
+    expect(saveOf("-j LOG --log-level warning")).toBe("-A X -j LOG");
+    expect(saveOf("-j LOG --log-level 0x5")).toBe("-A X -j LOG --log-level 5");
+    expect(saveOf("-j LOG --log-level +6")).toBe("-A X -j LOG --log-level 6");
+  });
+});
+
+describe("numbers as each option reads them", () => {
+  it("C base 0 (0x hex, 0 octal, blanks and + leading) for -p, marks, tcp ports, icmp, counts", () => {
+    expect(saveOf("-p 0x6 -j ACCEPT")).toBe("-A X -p tcp -j ACCEPT");
+    expect(saveOf("-p 010 -j ACCEPT")).toBe("-A X -p egp -j ACCEPT");
+    expect(saveOf("-p 080 -j ACCEPT")).toBe('refused: unknown protocol "080" specified');
+    expect(saveOf("-m mark --mark +1 -j ACCEPT")).toBe("-A X -m mark --mark 0x1 -j ACCEPT");
+    expect(saveOf("-p tcp --dport +80 --sport 0x10:020 -j ACCEPT")).toBe(
+      "-A X -p tcp -m tcp --sport 16 --dport 80 -j ACCEPT",
+    );
+    expect(saveOf("-p tcp --dport 5:1 -j ACCEPT")).toBe("refused: invalid portrange (min > max)");
+    expect(saveOf("-p tcp -m multiport --dports 010,+80,0x51 -j ACCEPT")).toBe(
+      "-A X -p tcp -m multiport --dports 8,80,81 -j ACCEPT",
+    );
+    expect(saveOf("-p icmp --icmp-type 010 -j ACCEPT")).toBe("-A X -p icmp -m icmp --icmp-type 8 -j ACCEPT");
+    expect(saveOf("-p icmp --icmp-type 8/010 -j ACCEPT")).toBe(
+      "-A X -p icmp -m icmp --icmp-type 8/8 -j ACCEPT",
+    );
+    expect(saveOf("-m statistic --mode nth --every 0x3 --packet +1 -j ACCEPT")).toBe(
+      "-A X -m statistic --mode nth --every 3 --packet 1 -j ACCEPT",
+    );
+    expect(saveOf("-p tcp --tcp-option 010 -j ACCEPT")).toBe("-A X -p tcp -m tcp --tcp-option 8 -j ACCEPT");
+    expect(saveOf("-m conntrack --ctexpire 010:0x20 --ctproto 0x6 -j ACCEPT")).toBe(
+      "-A X -m conntrack --ctproto 6 --ctexpire 8:32 -j ACCEPT",
+    );
+    expect(saveOf("-j NFLOG --nflog-group 010 --nflog-threshold +0x10")).toBe(
+      "-A X -j NFLOG --nflog-group 8 --nflog-threshold 16",
+    );
+    expect(saveOf("-j NFLOG --nflog-group 08")).toBe(
+      'refused: NFLOG: bad value for option "--nflog-group", or out of range (0-65535).',
+    );
+  });
+  it("NAT ports: a leading C base-0 number, a service, a range with a dash and a base port", () => {
+    const nat4 = (to: string) => saveOf(`-p tcp -j DNAT --to-destination 198.18.0.1:${to}`);
+    expect(nat4("010")).toBe("-A X -p tcp -j DNAT --to-destination 198.18.0.1:8");
+    expect(nat4("http")).toBe("-A X -p tcp -j DNAT --to-destination 198.18.0.1:80");
+    expect(nat4("+0x10-020")).toBe("-A X -p tcp -j DNAT --to-destination 198.18.0.1:16");
+    expect(nat4("1000-2000/1500")).toBe("-A X -p tcp -j DNAT --to-destination 198.18.0.1:1000-2000/1500");
+    expect(nat4("080")).toBe("refused: Garbage after port value: `80'");
+    expect(nat4("80-90x")).toBe("refused: Garbage after port range: `x'");
+    expect(nat4("9-8")).toBe("refused: Port range `8' funky");
+    expect(nat4("70000")).toBe("refused: Port `70000' not valid");
+    expect(saveOf("-p tcp -j REDIRECT --to-ports 010-0x20")).toBe("-A X -p tcp -j REDIRECT --to-ports 8-32");
+  });
+});
+
+describe("udp ports as getaddrinfo reads them", () => {
+  it("decimal, the low 16 bits of a non-negative C int, a range taken upside down", () => {
+    expect(saveOf("-p udp --dport 010 -j ACCEPT")).toBe("-A X -p udp -m udp --dport 10 -j ACCEPT");
+    expect(saveOf("-p udp --dport 65536 -j ACCEPT")).toBe("-A X -p udp -m udp --dport 0 -j ACCEPT");
+    expect(saveOf("-p udp --dport 70000:70001 -j ACCEPT")).toBe(
+      "-A X -p udp -m udp --dport 4464:4465 -j ACCEPT",
+    );
+    expect(saveOf("-p udp --dport 5:1 -j ACCEPT")).toBe("-A X -p udp -m udp --dport 5:1 -j ACCEPT");
+    expect(saveOf("-p udp --dport 65536:65535 -j ACCEPT")).toBe("-A X -p udp -m udp -j ACCEPT");
+    expect(saveOf("-p udp --sport 2147483647 -j ACCEPT")).toBe("-A X -p udp -m udp --sport 65535 -j ACCEPT");
+  });
+  it("what does not resolve, in iptables' words", () => {
+    expect(saveOf("-p udp --dport 0x50 -j ACCEPT")).toBe('refused: Port "0x50" does not resolve to anything');
+    expect(saveOf("-p udp --dport 2147483648 -j ACCEPT")).toBe(
+      'refused: Port "2147483648" does not resolve to anything',
+    );
+    expect(saveOf("-p udp --dport -1 -j ACCEPT")).toBe('refused: Port "-1" does not resolve to anything');
+    expect(saveOf("-p udp --dport 1:2:3 -j ACCEPT")).toBe(
+      'refused: udp: Too many components for option "--destination-port" (max: 2)',
+    );
+  });
+});
+
+describe("recent's counts", () => {
+  it("--seconds from 1, printed as a signed int; --hitcount up to the kernel's 65535", () => {
+    expect(saveOf("-m recent --rcheck --seconds 0 -j ACCEPT")).toBe(
+      'refused: recent: bad value for option "--seconds", or out of range (1-4294967295).',
+    );
+    expect(saveOf("-m recent --rcheck --seconds 4294967295 --hitcount 65535 -j ACCEPT")).toBe(
+      "-A X -m recent --rcheck --seconds -1 --hitcount 65535 --name DEFAULT --mask 255.255.255.255 --rsource -j ACCEPT",
+    );
+    expect(saveOf("-m recent --rcheck --hitcount 65536 -j ACCEPT")).toMatch(
+      /^refused: recent: hitcount 65536/,
+    );
+  });
+  it("--rttl with --set or --remove, either way round", () => {
+    expect(saveOf("-m recent --set --rttl -j ACCEPT")).toBe(
+      'refused: recent: option "--rttl" cannot be used together with "--set"',
+    );
+    expect(saveOf("-m recent --rttl --remove -j ACCEPT")).toBe(
+      'refused: recent: option "--rttl" cannot be used together with "--remove"',
+    );
+    expect(saveOf("-m recent --update --rttl -j ACCEPT")).toMatch(/^-A X -m recent --update --rttl/);
+  });
+});
+
+describe("host names in -s and -d", () => {
+  it("IPv4's localhost is 127.0.0.1 (every /etc/hosts has it); other names are refused", () => {
+    expect(saveOf("-s localhost -d LOCALHOST/8 -j ACCEPT")).toBe(
+      "-A X -s 127.0.0.1/32 -d 127.0.0.0/8 -j ACCEPT",
+    );
+    expect(saveOf("-m conntrack --ctorigsrc localhost -j ACCEPT")).toBe(
+      "-A X -m conntrack --ctorigsrc 127.0.0.1 -j ACCEPT",
+    );
+    expect(saveOf("-s example.com -j ACCEPT")).toBe("refused: host/network `example.com' not found");
+    expect(saveOf("-s localhost -j ACCEPT", { family: "IPv6" })).toBe(
+      "refused: host/network `localhost' not found",
+    );
+  });
+});
+
+describe("matches the kernel allows in some tables or hooks only", () => {
+  it("IPv6 addrtype refuses every type from PROHIBIT on", () => {
+    for (const type of ["PROHIBIT", "THROW", "NAT", "XRESOLVE"]) {
+      expect(saveOf(`-m addrtype --dst-type ${type} -j ACCEPT`, { family: "IPv6" })).toBe(
+        `refused: ip6tables: addrtype ${type} is not supported for IPv6`,
+      );
+    }
+    expect(saveOf("-m addrtype --dst-type UNREACHABLE -j ACCEPT", { family: "IPv6" })).toBe(
+      "-A X -m addrtype --dst-type UNREACHABLE -j ACCEPT",
+    );
+  });
+  it("owner, socket and rpfilter: at their hooks, through jumps too, on both backends", () => {
+    for (const backend of ["nft", "legacy"] as const) {
+      expect(problems(filter("-A INPUT -m owner --uid-owner 0 -j ACCEPT"), { backend })).toEqual([
+        "2:10 match owner is only valid in OUTPUT, POSTROUTING; chain INPUT is reached from INPUT",
+      ]);
+      expect(
+        problems(filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m socket -j ACCEPT"), { backend }),
+      ).toEqual(["4:6 match socket is only valid in PREROUTING, INPUT; chain X is reached from OUTPUT"]);
+      expect(problems(nat("-A PREROUTING -m rpfilter -j ACCEPT"), { backend })).toEqual([
+        "2:15 match rpfilter is only valid in the raw or mangle tables, not in nat",
+      ]);
+    }
+    expect(problems(filter("-A OUTPUT -m owner --uid-owner 0 -m socket -j ACCEPT"))).toHaveLength(1);
+  });
+  it("physdev's output port and addrtype's interface limits: through jumps on legacy only", () => {
+    const viaChain = filter(":X - [0:0]", "-A OUTPUT -j X", "-A X -m physdev --physdev-out eth0 -j ACCEPT");
+    expect(problems(viaChain, { backend: "nft" })).toEqual([]);
+    expect(problems(viaChain, { backend: "legacy" })).toEqual([
+      "4:6 match physdev --physdev-out is only valid in PREROUTING, INPUT, FORWARD, POSTROUTING; chain X is reached from OUTPUT",
+    ]);
+    expect(problems(filter("-A OUTPUT -m physdev --physdev-is-out -j ACCEPT"))).toEqual([
+      "2:11 match physdev --physdev-out is only valid in PREROUTING, INPUT, FORWARD, POSTROUTING, not in OUTPUT",
+    ]);
+    expect(
+      problems(filter("-A OUTPUT -m physdev --physdev-out eth0 --physdev-is-bridged -j ACCEPT")),
+    ).toEqual([]);
+    expect(
+      problems(filter("-A OUTPUT -m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT"), {
+        backend: "legacy",
+      }),
+    ).toHaveLength(1);
+    expect(problems(filter("-A FORWARD -m addrtype --dst-type LOCAL --limit-iface-out -j ACCEPT"))).toEqual(
+      [],
+    );
+  });
+});
+
+describe("what iptables-nft has expressions of its own for", () => {
+  it("TRACE in any table on nft, in raw only on legacy", () => {
+    expect(problems(filter("-A INPUT -j TRACE"), { backend: "nft" })).toEqual([]);
+    expect(problems(filter("-A INPUT -j TRACE"), { backend: "legacy" })).toEqual([
+      "2:13 target TRACE is only valid in the raw table, not in filter",
+    ]);
+  });
+  it("TCPMSS's hooks: where it sits in a built-in chain on nft, through jumps on legacy", () => {
+    const text = filter(
+      ":X - [0:0]",
+      "-A INPUT -j X",
+      "-A X -p tcp -m tcp --syn -j TCPMSS --clamp-mss-to-pmtu",
+    );
+    expect(problems(text, { backend: "nft" })).toEqual([]);
+    expect(problems(text, { backend: "legacy" })).toHaveLength(1);
+    expect(problems(filter("-A INPUT -p tcp -j TCPMSS --clamp-mss-to-pmtu"), { backend: "nft" })).toEqual([
+      "2:20 target TCPMSS is only valid in FORWARD, OUTPUT, POSTROUTING, not in INPUT",
+    ]);
+  });
+  it("a tcp or udp match with ports or flags after a negated -p of it, on nft only", () => {
+    expect(saveOf("! -p tcp --dport 80 -j ACCEPT")).toBe("-A X ! -p tcp -m tcp --dport 80 -j ACCEPT");
+    expect(saveOf("-m tcp ! -p tcp --syn -j ACCEPT")).toBe(
+      "-A X ! -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j ACCEPT",
+    );
+    expect(saveOf("! -p udp -m udp ! --dport 0:65535 -j ACCEPT")).toBe("-A X ! -p udp -j ACCEPT");
+    const refused = "refused: tcp match requires `-p tcp'";
+    expect(saveOf("! -p tcp --dport 80 -j ACCEPT", { backend: "legacy" })).toBe(refused);
+    expect(saveOf("! -p tcp -m tcp -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p tcp --tcp-option 2 -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p tcp -m tcp --dport 0:65535 -j ACCEPT")).toBe(refused);
+    expect(saveOf("! -p sctp --dport 1 -j ACCEPT")).toBe("refused: sctp match requires `-p sctp'");
+  });
+});
+
+describe("text the kernel cuts inside a UTF-8 character", () => {
+  it("keeps the character's first bytes, which read back as U+FFFD (and force quotes)", () => {
+    expect(saveOf(`-m comment --comment ${"x".repeat(254)}é -j ACCEPT`)).toBe(
+      `-A X -m comment --comment "${"x".repeat(254)}\uFFFD" -j ACCEPT`,
+    );
+    expect(saveOf(`-m comment --comment ${"x".repeat(253)}é -j ACCEPT`)).toBe(
+      `-A X -m comment --comment "${"x".repeat(253)}é" -j ACCEPT`,
+    );
+    expect(saveOf(`-j LOG --log-prefix ${"a".repeat(28)}éé`)).toBe(
+      `-A X -j LOG --log-prefix "${"a".repeat(28)}\uFFFD"`,
+    );
+    // Printed and read again, it stays the same.
+    const once = saveOf(`-m comment --comment ${"é".repeat(128)} -j ACCEPT`);
+    const again = parseRules(filter(once.replace("-A X", "-A INPUT"))).ruleSet;
+    expect(formatSave(again)).toContain(once.replace("-A X", "-A INPUT"));
+  });
+});
+
+describe("a rule's [packets:bytes] prefix, as iptables-restore's strtok reads it", () => {
+  it("the command starts after the first ]: blanks inside the prefix, or none after it, are taken", () => {
+    expect(problems(filter("[ 1:2] -A INPUT -j ACCEPT", "[1 :2] -A INPUT -j ACCEPT"))).toEqual([]);
+    expect(problems(filter("[1:2]-A INPUT -j ACCEPT", "[::1:2] -A INPUT -j ACCEPT"))).toEqual([]);
+    expect(problems(filter("[5:6]x -A INPUT -j ACCEPT"))).toEqual(["2:6 Bad argument `x'"]);
+  });
+  it("a prefix with no number before or after its colon is refused", () => {
+    expect(problems(filter("[] -A INPUT -j ACCEPT"))).toEqual(["2:1 Bad line 2: need ]"]);
+    expect(problems(filter("[:] -A INPUT -j ACCEPT"))).toEqual(["2:1 Bad line 2: need ]"]);
+  });
+  it("strtok ends the line at a colon past a prefix that had none", () => {
+    const { ruleSet } = parseRules(filter('[:] -A INPUT -m comment --comment "ns/svc:http" -j ACCEPT'));
+    expect(formatSave(ruleSet)).toContain('-A INPUT -m comment --comment "ns/svc"\n');
+  });
+});
+
+describe("iptables' own options on a rule line", () => {
+  it("-v, the family's own -4 or -6, and -M are taken and ignored", () => {
+    expect(saveOf("-v -p tcp --verb -4 -M /sbin/modprobe --modprobe=/x -j ACCEPT")).toBe(
+      "-A X -p tcp -j ACCEPT",
+    );
+    expect(saveOf("-6 -j ACCEPT", { family: "IPv6" })).toBe("-A X -j ACCEPT");
+  });
+  it("-w, -W, -n, -x, --line-numbers are refused in iptables' words", () => {
+    expect(saveOf("-w 5 -j ACCEPT")).toBe("refused: You cannot use `-w' from iptables-restore");
+    expect(saveOf("--wait-interval 5 -j ACCEPT")).toBe("refused: You cannot use `-W' from iptables-restore");
+    expect(saveOf("-n -j ACCEPT")).toBe("refused: Illegal option `-n' with this command");
+    expect(saveOf("--exact -j ACCEPT")).toBe("refused: Illegal option `-x' with this command");
+  });
+  it("a loaded extension's exact option wins over a prefix of iptables' (policy's --proto)", () => {
+    expect(saveOf("-m policy --dir in --pol ipsec --proto esp -j ACCEPT")).toBe(
+      "-A X -m policy --dir in --pol ipsec --proto esp -j ACCEPT",
+    );
+    expect(saveOf("--proto tcp --fragm -j ACCEPT")).toBe("-A X -p tcp -f -j ACCEPT");
+  });
+});
+
+describe("smaller value rules of iptables' parsers", () => {
+  it("an empty LOG or NFLOG prefix is refused", () => {
+    for (const args of [
+      ["-j", "LOG", "--log-prefix", ""],
+      ["-j", "NFLOG", "--nflog-prefix", ""],
+    ]) {
+      expect(tryCanonicalizeRule(args, "IPv4")).toMatchObject({
+        ok: false,
+        message: "Argument must have a minimum length of 1 characters",
+        argIndex: 3,
+      });
+    }
+  });
+  it("service names are looked up for tcp and udp only", () => {
+    expect(saveOf("-p sctp --dport http -j ACCEPT")).toBe("refused: invalid port/service `http' specified");
+    expect(saveOf("-p sctp -m multiport --dports 80,http -j ACCEPT")).toBe(
+      "refused: invalid port/service `http' specified",
+    );
+    expect(saveOf("-p tcp -m multiport --dports ssh,http -j ACCEPT")).toBe(
+      "-A X -p tcp -m multiport --dports 22,80 -j ACCEPT",
+    );
+  });
+  it("cgroup's path prints as iptables-save prints strings", () => {
+    expect(saveOf("-m cgroup --path / -j ACCEPT")).toBe('-A X -m cgroup --path "/" -j ACCEPT');
   });
 });

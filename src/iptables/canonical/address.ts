@@ -265,11 +265,21 @@ function plainIPv4Host(text: string): CanonicalAddress | null {
   };
 }
 
+/**
+ * A host name, as iptables resolves it where no name server answers (a private network
+ * namespace): through /etc/hosts only, whose one entry every system has is IPv4's `localhost`
+ * (matched without regard to case). Other names depend on the machine that loads the rules and
+ * are refused, as iptables refuses a name it cannot resolve.
+ */
+function resolveName(text: string, family: IPFamily): number[] | null {
+  return family === "IPv4" && text.toLowerCase() === "localhost" ? [127, 0, 0, 1] : null;
+}
+
 function computeCanonicalAddress(text: string, family: IPFamily): CanonicalAddress | string {
   const size = family === "IPv4" ? 4 : 16;
   const slash = text.indexOf("/");
   const hostText = slash < 0 ? text : text.slice(0, slash);
-  const host = parseHostBytes(hostText, family);
+  const host = parseHostBytes(hostText, family) ?? resolveName(hostText, family);
   if (host === null) return `host/network \`${hostText}' not found`;
   let mask: number[];
   if (slash < 0) {

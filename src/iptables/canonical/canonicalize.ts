@@ -22,10 +22,11 @@ import type {
 import type { Counters, IPFamily, Rule } from "../../ir/types.js";
 import { canonicalAddress } from "./address.js";
 import { type ExtensionContext, type OptionSpec, type RawOption, repeatedOption } from "./extension.js";
-import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, PASS_THROUGH_MATCHES } from "./matches.js";
+import { implicitMatchName, MATCH_EXTENSIONS, type MatchExtension, passThroughMatch } from "./matches.js";
 import { protocolName, protocolNumber } from "./protocols.js";
 import {
   PASS_THROUGH_TARGETS,
+  passThroughTarget,
   SAVE_STRING_OPTIONS,
   TARGET_EXTENSIONS,
   type TargetExtension,
@@ -89,7 +90,7 @@ class AddressListSignal extends RuleSpecError {
 /** A `-m` (or implicit) match being collected. */
 interface MatchSlot {
   readonly name: string;
-  readonly extension: MatchExtension | null;
+  readonly extension: MatchExtension;
   readonly raw: RawOption[];
   readonly argIndex: number;
 }
@@ -99,7 +100,6 @@ interface TargetSlot {
   readonly name: string;
   readonly goto: boolean;
   readonly extension: TargetExtension | null;
-  readonly passThrough: boolean;
   readonly raw: RawOption[];
   readonly argIndex: number;
 }
@@ -211,34 +211,23 @@ const GLOBAL_LONG_OPTIONS: readonly (readonly [string, string])[] = [
   ["--ipv6", "6"],
 ];
 
-/** The spelling the rule parser's switch reads for each global option it handles. */
-const GLOBAL_SPELLING: Readonly<Record<string, string>> = {
-  s: "--source",
-  d: "--destination",
-  p: "--protocol",
-  i: "--in-interface",
-  o: "--out-interface",
-  j: "--jump",
-  g: "--goto",
-  m: "--match",
-  f: "--fragment",
-};
+/** The short options the rule parser's switch reads (their long spellings too). */
+const SWITCH_OPTIONS = "sdpiojgmfv46MwWnx0";
 
-/** The long spellings the rule parser's switch reads as they are (not looked up as prefixes). */
-const GLOBAL_EXACT: ReadonlySet<string> = new Set([
-  "--source",
-  "--src",
-  "--destination",
-  "--dst",
-  "--in-interface",
-  "--out-interface",
-  "--protocol",
-  "--proto",
-  "--fragment",
-  "--match",
-  "--jump",
-  "--goto",
-]);
+/**
+ * The long spelling the switch reads for each option it handles (the first one of
+ * {@link GLOBAL_LONG_OPTIONS}): what a unique prefix of any spelling of it is read as.
+ */
+const GLOBAL_SPELLING: Readonly<Record<string, string>> = Object.fromEntries(
+  GLOBAL_LONG_OPTIONS.filter(([, o]) => SWITCH_OPTIONS.includes(o))
+    .reverse()
+    .map(([spelling, o]) => [o, spelling]),
+);
+
+/** The long spellings the switch reads as they are (no prefix lookup). */
+const GLOBAL_EXACT: ReadonlySet<string> = new Set(
+  GLOBAL_LONG_OPTIONS.filter(([, o]) => SWITCH_OPTIONS.includes(o)).map(([spelling]) => spelling),
+);
 
 /** What a long option that is no option's exact name stands for, as getopt_long resolves it. */
 type PrefixOwner =
@@ -251,27 +240,22 @@ type PrefixOwner =
  * getopt_long takes an unambiguous prefix of a long option (`--dport` for multiport's
  * `--dports`): among iptables' own options and those of the extensions loaded so far (the
  * target, the matches, and `implicit` when the protocol's match is being loaded). Spellings
- * of one option (`--sport`, `--source-port`) are one candidate. `globals` false leaves
- * iptables' own options out (a pass-through extension is loaded: its options are unknown here,
- * and one of them may be the exact name the prefix stands for).
+ * of one option (`--sport`, `--source-port`) are one candidate.
  */
 function findOwnerByPrefix(
   prefix: string,
   target: TargetSlot | null,
   matches: readonly MatchSlot[],
   implicit: MatchSlot | null,
-  globals: boolean,
 ): PrefixOwner {
   let found: PrefixOwner = null;
   let global: string | null = null;
-  if (globals) {
-    for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
-      if (!spelling.startsWith(prefix)) continue;
-      if (global !== null && global !== option) return { kind: "ambiguous" };
-      global = option;
-    }
-    if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
+  for (const [spelling, option] of GLOBAL_LONG_OPTIONS) {
+    if (!spelling.startsWith(prefix)) continue;
+    if (global !== null && global !== option) return { kind: "ambiguous" };
+    global = option;
   }
+  if (global !== null) found = { kind: "global", spelling: GLOBAL_SPELLING[global] ?? null };
   const consider = (slot: MatchSlot | TargetSlot): boolean => {
     const options = slot.extension?.options;
     if (options === undefined) return true;
@@ -298,6 +282,18 @@ function findOwnerByPrefix(
 const INCOMING_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT"]);
 const OUTGOING_CHAINS: ReadonlySet<string> = new Set(["OUTPUT", "POSTROUTING"]);
 
+/**
+ * The built-in chains where iptables refuses `-i` or `-o` by name (see
+ * {@link CanonicalizeOptions.chain}): those packets arrive in and those they leave by.
+ *
+ * @example
+ * INTERFACE_LIMITED_CHAINS.has("FORWARD") // false
+ */
+export const INTERFACE_LIMITED_CHAINS: ReadonlySet<string> = new Set([
+  ...INCOMING_CHAINS,
+  ...OUTGOING_CHAINS,
+]);
+
 function canonicalizeArgs(
   args: readonly string[],
   family: IPFamily,
@@ -323,8 +319,6 @@ function canonicalizeArgs(
   let addressNegated = -1;
   const slots: MatchSlot[] = [];
   let target: TargetSlot | null = null;
-  // The extension that receives options nobody else knows (a pass-through match or target).
-  let passThrough: MatchSlot | TargetSlot | null = null;
   let negated = false;
   let negationIndex = -1;
   const ctx = { family, backend };
@@ -340,6 +334,11 @@ function canonicalizeArgs(
       continue;
     }
     if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
+    // getopt's `--modprobe=PATH` (iptables' only long option that is written so in practice).
+    if (arg.startsWith("--modprobe=")) {
+      i += 1;
+      continue;
+    }
     // A long option that is no option's exact name stands for the one it is a unique prefix of.
     let prefixOwner: PrefixOwner = null;
     // (An extension option's exact owner, looked up once here for a long option.)
@@ -347,7 +346,7 @@ function canonicalizeArgs(
     if (arg.charCodeAt(1) === 45 && arg.length > 2 && !GLOBAL_EXACT.has(arg)) {
       exact = findOwner(arg, target, slots);
       if (exact === null) {
-        prefixOwner = findOwnerByPrefix(arg, target, slots, null, passThrough === null);
+        prefixOwner = findOwnerByPrefix(arg, target, slots, null);
         if (prefixOwner?.kind === "global" && prefixOwner.spelling !== null) arg = prefixOwner.spelling;
       }
     }
@@ -408,8 +407,7 @@ function canonicalizeArgs(
         continue;
       }
       case "-p":
-      case "--protocol":
-      case "--proto": {
+      case "--protocol": {
         if (seenProtocol) fail("multiple -p flags not allowed", i);
         seenProtocol = true;
         const text = valueAfter(args, i);
@@ -422,24 +420,59 @@ function canonicalizeArgs(
         continue;
       }
       case "-f":
-      case "--fragment":
+      case "--fragments":
         if (family === "IPv6") fail("-f is not supported by ip6tables; use -m frag instead", i);
         if (fragment !== null) fail("multiple -f flags not allowed", i);
         fragment = { negated };
         negated = false;
         i += 1;
         continue;
+      case "-v":
+      case "--verbose":
+        // Taken and ignored, as are -4 in iptables and -6 in ip6tables, and -M.
+        i += 1;
+        continue;
+      case "-4":
+      case "--ipv4":
+      case "-6":
+      case "--ipv6":
+        if ((arg === "-4" || arg === "--ipv4") !== (family === "IPv4")) {
+          fail(`${arg}: this is ${family === "IPv4" ? "iptables" : "ip6tables"}, the rule is not loaded`, i);
+        }
+        i += 1;
+        continue;
+      case "-M":
+      case "--modprobe":
+        valueAfter(args, i);
+        i += 2;
+        continue;
+      case "-w":
+      case "--wait":
+      case "-W":
+      case "--wait-interval":
+        fail(
+          `You cannot use \`${arg.length === 2 ? arg : arg === "--wait" ? "-w" : "-W"}' from iptables-restore`,
+          i,
+        );
+        break;
+      case "-n":
+      case "--numeric":
+      case "-x":
+      case "--exact":
+      case "--line-numbers":
+        fail(
+          `Illegal option \`${arg === "--numeric" ? "-n" : arg === "--exact" ? "-x" : arg}' with this command`,
+          i,
+        );
+        break;
       case "-m":
       case "--match": {
         if (negated) fail("unexpected `!' before -m", negationIndex);
         const name = valueAfter(args, i);
-        const extension = MATCH_EXTENSIONS.get(name) ?? null;
-        if (extension === null && !PASS_THROUGH_MATCHES.has(name)) {
-          fail(`Couldn't load match \`${name}':No such file or directory`, i + 1);
-        }
-        const slot: MatchSlot = { name, extension, raw: [], argIndex: i };
-        slots.push(slot);
-        if (extension === null) passThrough = slot;
+        const extension = MATCH_EXTENSIONS.get(name) ?? passThroughMatch(name, family);
+        if (extension === null)
+          return fail(`Couldn't load match \`${name}':No such file or directory`, i + 1);
+        slots.push({ name, extension, raw: [], argIndex: i });
         i += 2;
         continue;
       }
@@ -456,10 +489,13 @@ function canonicalizeArgs(
           // -g takes a user chain only; the backends word it differently.
           fail(backend === "nft" ? `Chain '${name}' does not exist` : `goto '${name}' is not a chain`, i + 1);
         }
-        const extension = TARGET_EXTENSIONS.get(name) ?? null;
-        const isPassThrough = extension === null && PASS_THROUGH_TARGETS.has(name);
-        target = { name, goto, extension, passThrough: isPassThrough, raw: [], argIndex: i };
-        if (isPassThrough) passThrough = target;
+        target = {
+          name,
+          goto,
+          extension: TARGET_EXTENSIONS.get(name) ?? passThroughTarget(name, family),
+          raw: [],
+          argIndex: i,
+        };
         i += 2;
         continue;
       }
@@ -472,7 +508,7 @@ function canonicalizeArgs(
       if (prefixOwner.kind === "extension") owner = prefixOwner;
       else fail(`unknown option "${arg}"`, i);
     }
-    if (owner === null && protocol !== null && !protocol.negated) {
+    if (owner === null && protocol !== null) {
       // Else iptables loads the protocol's match (where its first option appears, spec §3) and
       // reads the option again, now among that match's options too.
       const implicitName = implicitMatchName(protocol.number, family);
@@ -482,7 +518,7 @@ function canonicalizeArgs(
         const spec = implicit.options.get(arg);
         if (spec !== undefined) owner = { spec, slot };
         else if (arg.charCodeAt(1) === 45 && arg.length > 2) {
-          const found = findOwnerByPrefix(arg, target, slots, slot, passThrough === null);
+          const found = findOwnerByPrefix(arg, target, slots, slot);
           if (found?.kind === "extension" && found.slot === slot) owner = found;
           else if (found !== null) fail(`unknown option "${arg}"`, i);
         }
@@ -491,7 +527,8 @@ function canonicalizeArgs(
     }
     if (owner !== null) {
       const { spec, slot } = owner;
-      if (negated && !spec.invert) fail(`option "${arg}" cannot be inverted`, negationIndex);
+      if (negated && !spec.invert)
+        fail(`${slot.name}: option "${spec.canon}" cannot be inverted`, negationIndex);
       if (spec.arity > 0 && i + spec.arity >= n) {
         fail(`option "${arg}" requires an argument`, i);
       }
@@ -507,26 +544,6 @@ function canonicalizeArgs(
       });
       negated = false;
       i += 1 + spec.arity;
-      continue;
-    }
-    if (passThrough !== null) {
-      // Unknown arity: the values run up to the next option or `!`.
-      let j = i + 1;
-      while (j < n) {
-        const v = args[j] as string;
-        if (v === "!" || (v.length > 1 && v.charCodeAt(0) === 45 && !isNumberLike(v))) break;
-        j++;
-      }
-      passThrough.raw.push({
-        name: arg,
-        negated,
-        values: args.slice(i + 1, j),
-        argIndex: i,
-        protocolSoFar: protocol === null ? -1 : protocol.number,
-        protocolGiven: protocol === null ? -1 : protocol.number,
-      });
-      negated = false;
-      i = j;
       continue;
     }
     fail(`unknown option "${arg}"`, i);
@@ -547,10 +564,6 @@ function canonicalizeArgs(
   const matches: CanonicalMatch[] = [];
   const merged = backend === "nft" ? mergePortMatches(slots) : slots;
   for (const slot of merged) {
-    if (slot.extension === null) {
-      matches.push({ kind: "generic", name: slot.name, options: slot.raw.map(rawToOption) });
-      continue;
-    }
     const m = slot.extension.finish(slot.name, slot.raw, ectx, slot.argIndex);
     if (m !== null) matches.push(m);
   }
@@ -559,8 +572,6 @@ function canonicalizeArgs(
     const t: TargetSlot = target;
     if (t.extension !== null) {
       canonicalTarget = t.extension.finish(t.name, t.goto, t.raw, ectx, t.argIndex);
-    } else if (t.passThrough) {
-      canonicalTarget = { kind: "generic", name: t.name, goto: t.goto, options: t.raw.map(rawToOption) };
     } else {
       canonicalTarget = {
         kind: VERDICTS.has(t.name) ? "verdict" : "chain",
@@ -580,16 +591,6 @@ function canonicalizeArgs(
     matches,
     target: canonicalTarget,
   };
-}
-
-/** `-5` or `-0.1` are values, not options. */
-function isNumberLike(v: string): boolean {
-  const c = v.charCodeAt(1);
-  return (c >= 48 && c <= 57) || c === 46;
-}
-
-function rawToOption(r: RawOption): CanonicalOption {
-  return { name: r.name, negated: r.negated, values: r.values };
 }
 
 /** nf_tables merges repeated tcp/udp matches into the first one (spec §3, §12 row 3). */

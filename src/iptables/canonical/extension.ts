@@ -104,3 +104,92 @@ export function repeatedOption(
 export function firstValue(raw: RawOption): string {
   return raw.values[0] ?? "";
 }
+
+/** An extension known by its option table only: its options are checked, kept as given. */
+export interface TableExtension {
+  /** Option spellings it owns. */
+  readonly options: ReadonlyMap<string, OptionSpec>;
+  /** Options iptables takes once (the guided parser's rule for options without XTOPT_MULTI). */
+  readonly once: ReadonlyMap<string, string>;
+  /** Options iptables requires (XTOPT_MAND). */
+  readonly mandatory: readonly string[];
+}
+
+/**
+ * Reads a compact option table (iptables' option entries of the extension's newest revision):
+ * space-separated names, each followed by one `=` per value it takes, `!` when it may be
+ * inverted, `*` when it is mandatory, `+` when it may be repeated.
+ *
+ * @example
+ * tableExtension("limit", "limit= limit-burst=").options.get("--limit") // { canon: "--limit", arity: 1, invert: false }
+ */
+export function tableExtension(owner: string, table: string): TableExtension {
+  const options = new Map<string, OptionSpec>();
+  const once = new Map<string, string>();
+  const mandatory: string[] = [];
+  for (const word of table.split(" ")) {
+    if (word.length === 0) continue;
+    let end = word.length;
+    while ("=!*+".includes(word[end - 1] as string)) end--;
+    const canon = `--${word.slice(0, end)}`;
+    const marks = word.slice(end);
+    let arity = 0;
+    for (const c of marks) if (c === "=") arity++;
+    options.set(canon, { canon, arity, invert: marks.includes("!") });
+    if (!marks.includes("+")) once.set(canon, `${owner}: option "${canon}" can only be used once`);
+    if (marks.includes("*")) mandatory.push(canon);
+  }
+  return { options, once, mandatory };
+}
+
+/**
+ * The options given to a table extension, as given, once its mandatory ones are checked (else
+ * throws iptables' `must be specified`).
+ */
+export function keptOptions(
+  owner: string,
+  ext: TableExtension,
+  raw: readonly RawOption[],
+  argIndex: number,
+): CanonicalOption[] {
+  for (const m of ext.mandatory) {
+    if (!raw.some((r) => r.name === m)) {
+      throw new RuleSpecError(`${owner}: option "${m}" must be specified`, argIndex);
+    }
+  }
+  return raw.map((r) => option(r.name, r.negated, r.values));
+}
+
+/** Extensions read from compact option tables, by name and family (see {@link familyExtensions}). */
+export interface FamilyExtensions<E> {
+  /** Every name, in either family. */
+  readonly names: ReadonlySet<string>;
+  /** The extension of `name` in `family` (built once), or null when that family has none. */
+  get(name: string, family: "IPv4" | "IPv6"): E | null;
+}
+
+/**
+ * Reads `|`-separated rows `NAME TABLE` (`NAME/4`, `NAME/6`: one family's only; TABLE as
+ * {@link tableExtension} reads it) into extensions built by `make` when first asked for.
+ */
+export function familyExtensions<E>(rows: string, make: (ext: TableExtension) => E): FamilyExtensions<E> {
+  const tables = new Map<string, string>();
+  for (const row of rows.split("|")) {
+    const space = row.indexOf(" ");
+    tables.set(space < 0 ? row : row.slice(0, space), space < 0 ? "" : row.slice(space + 1));
+  }
+  const built = new Map<string, E | null>();
+  return {
+    names: new Set([...tables.keys()].map((k) => k.replace(/\/[46]$/, ""))),
+    get(name, family) {
+      const key = `${name}/${family === "IPv4" ? 4 : 6}`;
+      let ext = built.get(key);
+      if (ext === undefined) {
+        const table = tables.get(key) ?? tables.get(name);
+        ext = table === undefined ? null : make(tableExtension(name, table));
+        built.set(key, ext);
+      }
+      return ext;
+    },
+  };
+}

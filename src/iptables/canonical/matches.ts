@@ -10,13 +10,16 @@ import type { CanonicalMatch, CanonicalOption, NameList, PortCondition } from ".
 import { canonicalAddress, canonicalMaskAddress } from "./address.js";
 import {
   type ExtensionContext,
+  familyExtensions,
   firstValue,
+  keptOptions,
   type OptionSpec,
   onceTable,
   option,
   optionTable,
   type RawOption,
   rejectRepeat,
+  type TableExtension,
 } from "./extension.js";
 import { protocolNumber } from "./protocols.js";
 import {
@@ -24,7 +27,7 @@ import {
   hex32,
   type PortRange,
   parseCUnsigned,
-  parseDecimal,
+  parseGuidedPortRange,
   parsePortRange,
   probabilityToStored,
   probabilityToText,
@@ -146,9 +149,13 @@ function makePortMatch(protocolName: string): MatchExtension {
     ]),
     finish(name, raw, ctx, argIndex) {
       const isSctp = name === "sctp";
-      requireProtocol(name, PROTOCOL_OF[name] ?? -1, ctx, argIndex);
-      // udp reads ports in decimal; tcp and sctp with C base 0 (spec §5.1: `010` is 8 for tcp).
-      const octal = name !== "udp";
+      const wanted = PROTOCOL_OF[name] ?? -1;
+      // iptables-nft turns a tcp or udp match with ports or flags into expressions of its own,
+      // which do not ask for the protocol: a negated -p of it is then taken (legacy's kernel
+      // module refuses it, and so does nft's for a match it keeps as xt_tcpudp).
+      const p = ctx.protocol;
+      const nftNegated = ctx.backend === "nft" && !isSctp && p !== null && p.number === wanted && p.negated;
+      if (!nftNegated) requireProtocol(name, wanted, ctx, argIndex);
       let sport: PortCondition | null = null;
       let dport: PortCondition | null = null;
       let invertedFullRange = false;
@@ -159,7 +166,17 @@ function makePortMatch(protocolName: string): MatchExtension {
         switch (r.name) {
           case "--sport":
           case "--dport": {
-            const range = parsePortRange(firstValue(r), octal, r.argIndex + 1);
+            // udp reads ports as getaddrinfo does; tcp and sctp with C base 0 (spec §5.1: `010`
+            // is 8 for tcp, 10 for udp, and udp takes 65536 as 0 and a range upside down).
+            const range =
+              name === "udp"
+                ? parseGuidedPortRange(
+                    firstValue(r),
+                    name,
+                    r.name === "--sport" ? "--source-port" : "--destination-port",
+                    r.argIndex + 1,
+                  )
+                : parsePortRange(firstValue(r), r.argIndex + 1, !isSctp);
             let cond: PortCondition | null = { min: range.min, max: range.max, negated: r.negated };
             // tcp/udp drop a full range; inverted, the match can never hit (spec §5.1).
             if (!isSctp && range.min === 0 && range.max === 65535) {
@@ -183,7 +200,7 @@ function makePortMatch(protocolName: string): MatchExtension {
           }
           case "--tcp-option": {
             if (name !== "tcp") fail(`unknown option "--tcp-option"`, r.argIndex);
-            const n = parseDecimal(firstValue(r), 255);
+            const n = parseCUnsigned(firstValue(r), 255);
             if (n < 1) fail(`Unknown TCP option \`${firstValue(r)}'`, r.argIndex + 1);
             tcpOption = option("--tcp-option", r.negated, [String(n)]);
             break;
@@ -200,6 +217,8 @@ function makePortMatch(protocolName: string): MatchExtension {
       if (tcpFlags !== null) options.push(tcpFlags);
       if (chunks !== null) options.push(chunks);
       if (invertedFullRange && options.length === 0 && ctx.backend === "nft") return null;
+      if (nftNegated && (options.length === 0 || tcpOption !== null))
+        requireProtocol(name, wanted, ctx, argIndex);
       return { kind: "ports", name, sourcePort: sport, destinationPort: dport, options };
     },
   };
@@ -226,7 +245,7 @@ const multiport: MatchExtension = {
     const printed: string[] = [];
     let slots = 0;
     for (const item of firstValue(r).split(",")) {
-      const range = parsePortRange(item, true, r.argIndex + 1);
+      const range = parsePortRange(item, r.argIndex + 1, r.protocolSoFar === 6 || r.protocolSoFar === 17);
       slots += range.min === range.max ? 1 : 2;
       ports.push(range);
       printed.push(formatPortRange(range));
@@ -276,13 +295,23 @@ const statistic: MatchExtension = {
           negated = r.negated;
           break;
         case "--every":
-          every = parseDecimal(v, 0xffffffff);
-          if (every < 1) fail(`statistic: bad value for option "--every"`, r.argIndex + 1);
+          every = parseCUnsigned(v, 0xffffffff);
+          if (every < 1) {
+            fail(
+              'statistic: bad value for option "--every", or out of range (1-4294967295).',
+              r.argIndex + 1,
+            );
+          }
           negated = r.negated;
           break;
         default:
-          packet = parseDecimal(v, 0xffffffff);
-          if (packet < 0) fail(`statistic: bad value for option "--packet"`, r.argIndex + 1);
+          packet = parseCUnsigned(v, 0xffffffff);
+          if (packet < 0) {
+            fail(
+              'statistic: bad value for option "--packet", or out of range (0-4294967295).',
+              r.argIndex + 1,
+            );
+          }
       }
     }
     if (mode === null) return fail(`statistic: option "--mode" must be specified`, argIndex);
@@ -382,6 +411,16 @@ const ADDRTYPES = [
   "XRESOLVE",
 ] as const;
 
+/** The address types the IPv6 addrtype module refuses. */
+const IPV6_REFUSED_TYPES: ReadonlySet<string> = new Set([
+  "BROADCAST",
+  "BLACKHOLE",
+  "PROHIBIT",
+  "THROW",
+  "NAT",
+  "XRESOLVE",
+]);
+
 /** Parses a comma list of names against `known` (case-insensitive) and returns them in `known` order. */
 function parseNameList(
   text: string,
@@ -424,9 +463,11 @@ const addrtype: MatchExtension = {
           r.argIndex + 1,
           (p) => `addrtype: bad type "${p}"`,
         );
-        // The IPv6 kernel module refuses these two types (spec §7.2).
-        if (ctx.family === "IPv6" && list.names.some((n) => n === "BROADCAST" || n === "BLACKHOLE")) {
-          fail("ip6tables: addrtype BROADCAST and BLACKHOLE are not supported for IPv6", r.argIndex + 1);
+        // The IPv6 kernel module refuses BROADCAST, BLACKHOLE and every type from PROHIBIT on
+        // (spec §7.2; xt_addrtype: "ipv6 PROHIBIT (THROW, NAT ..) matching not supported").
+        const refused = ctx.family === "IPv6" ? list.names.find((n) => IPV6_REFUSED_TYPES.has(n)) : undefined;
+        if (refused !== undefined) {
+          fail(`ip6tables: addrtype ${refused} is not supported for IPv6`, r.argIndex + 1);
         }
         if (r.name === "--src-type") src = list;
         else dst = list;
@@ -499,8 +540,8 @@ function conntrackValue(r: RawOption, ctx: ExtensionContext): string {
     }
     case "--ctexpire": {
       const colon = v.indexOf(":");
-      const lo = parseDecimal(colon < 0 ? v : v.slice(0, colon), 0xffffffff);
-      const hi = colon < 0 ? lo : parseDecimal(v.slice(colon + 1), 0xffffffff);
+      const lo = parseCUnsigned(colon < 0 ? v : v.slice(0, colon), 0xffffffff);
+      const hi = colon < 0 ? lo : parseCUnsigned(v.slice(colon + 1), 0xffffffff);
       if (lo < 0 || hi < 0 || lo > hi) fail(`conntrack: bad value for option "--ctexpire"`, r.argIndex + 1);
       return lo === hi ? String(lo) : `${lo}:${hi}`;
     }
@@ -511,7 +552,7 @@ function conntrackValue(r: RawOption, ctx: ExtensionContext): string {
     }
     default: {
       // the four port options
-      const range = parsePortRange(v.replace("-", ":"), false, r.argIndex + 1);
+      const range = parseGuidedPortRange(v.replace("-", ":"), "conntrack", r.name, r.argIndex + 1);
       return formatPortRange(range);
     }
   }
@@ -617,18 +658,31 @@ const recent: MatchExtension = {
       const v = firstValue(r);
       switch (r.name) {
         case "--seconds":
-          seconds = parseDecimal(v, 0xffffffff);
-          if (seconds < 0) fail(`recent: bad value for option "--seconds"`, r.argIndex + 1);
+          seconds = parseCUnsigned(v, 0xffffffff);
+          if (seconds < 1) {
+            fail('recent: bad value for option "--seconds", or out of range (1-4294967295).', r.argIndex + 1);
+          }
           break;
         case "--hitcount":
-          hitCount = parseDecimal(v, 0xffffffff);
-          if (hitCount < 0) fail(`recent: bad value for option "--hitcount"`, r.argIndex + 1);
+          hitCount = parseCUnsigned(v, 0xffffffff);
+          if (hitCount < 0) {
+            fail(
+              'recent: bad value for option "--hitcount", or out of range (0-4294967295).',
+              r.argIndex + 1,
+            );
+          }
+          // The kernel keeps at most 65535 hits per address (XT_RECENT_MAX_NSTAMPS).
+          if (hitCount > 65535)
+            fail(`recent: hitcount ${hitCount} is more than the kernel keeps (65535)`, r.argIndex + 1);
           break;
         case "--reap":
           reap = true;
           break;
         case "--rttl":
           rttl = true;
+          if (command === "--set" || command === "--remove") {
+            fail(`recent: option "--rttl" cannot be used together with "${command}"`, r.argIndex);
+          }
           break;
         case "--name":
           // The kernel refuses an empty name and keeps at most 199 bytes (spec §7.4).
@@ -653,6 +707,9 @@ const recent: MatchExtension = {
           }
           command = r.name;
           negated = r.negated;
+          if (rttl && (command === "--set" || command === "--remove")) {
+            fail(`recent: option "--rttl" cannot be used together with "${command}"`, r.argIndex);
+          }
       }
     }
     if (command === null) {
@@ -665,9 +722,10 @@ const recent: MatchExtension = {
       }
     }
     const options: CanonicalOption[] = [option(command, negated, [])];
-    if (seconds !== 0) options.push(option("--seconds", false, [String(seconds)]));
+    // iptables 1.8.9 prints the two counts as signed ints (4294967295 is -1).
+    if (seconds !== 0) options.push(option("--seconds", false, [String(seconds | 0)]));
     if (reap) options.push(option("--reap", false, []));
-    if (hitCount !== 0) options.push(option("--hitcount", false, [String(hitCount)]));
+    if (hitCount !== 0) options.push(option("--hitcount", false, [String(hitCount | 0)]));
     if (rttl) options.push(option("--rttl", false, []));
     options.push(option("--name", false, [listName]));
     options.push(option("--mask", false, [mask]));
@@ -827,20 +885,20 @@ function parseIcmpType(
   table: readonly (readonly [string, number, number, number])[],
   argIndex: number,
 ): readonly [number, number, number] {
-  const c = text.charCodeAt(0);
-  if (c >= 48 && c <= 57) {
-    const slash = text.indexOf("/");
-    const type = parseDecimal(slash < 0 ? text : text.slice(0, slash), 255);
-    const code = slash < 0 ? -2 : parseDecimal(text.slice(slash + 1), 255);
-    if (type < 0 || code === -1) fail(`Invalid ICMP type \`${text}'`, argIndex);
-    return code === -2 ? [type, 0, 255] : [type, code, code];
-  }
   const lower = text.toLowerCase();
   const exact = table.find(([n]) => n.toLowerCase() === lower);
   if (exact !== undefined) return [exact[1], exact[2], exact[3]];
   const prefixed = table.filter(([n]) => n.toLowerCase().startsWith(lower));
   const first = prefixed[0];
-  if (first === undefined || prefixed.some((p) => p[1] !== first[1] || p[2] !== first[2])) {
+  if (first === undefined) {
+    // Not a name: a type and an optional code, each a C base-0 number (`010` is 8).
+    const slash = text.indexOf("/");
+    const type = parseCUnsigned(slash < 0 ? text : text.slice(0, slash), 255);
+    const code = slash < 0 ? -2 : parseCUnsigned(text.slice(slash + 1), 255);
+    if (type < 0 || code === -1) fail(`Invalid ICMP type \`${text}'`, argIndex);
+    return code === -2 ? [type, 0, 255] : [type, code, code];
+  }
+  if (prefixed.some((p) => p[1] !== first[1] || p[2] !== first[2])) {
     fail(`Invalid ICMP type \`${text}'`, argIndex);
   }
   return [
@@ -886,6 +944,110 @@ function makeIcmp(
   };
 }
 
+// ---------------------------------------------------------------------------- limit
+
+/** limit's time units, longest first, in the kernel's scale (10000 per second). */
+const LIMIT_UNITS: readonly (readonly [string, string, number])[] = [
+  ["day", "day", 864_000_000],
+  ["hour", "hour", 36_000_000],
+  ["minute", "min", 600_000],
+  ["second", "sec", 10_000],
+];
+
+/** C's `atoi` read as the uint32 iptables keeps: blanks, a sign, then the leading digits. */
+function atoiUint32(text: string): number {
+  let i = 0;
+  while (i < text.length && " \t\n\v\f\r".includes(text[i] as string)) i++;
+  const negative = text[i] === "-";
+  if (negative || text[i] === "+") i++;
+  let end = i;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  if (end === i) return 0;
+  if (end - i < 10 && !negative) return Number(text.slice(i, end));
+  // strtol clamps to the 64-bit range; the int then keeps the low 32 bits.
+  let v = BigInt(text.slice(i, end));
+  const max = (1n << 63n) - 1n;
+  if (negative) v = v > max + 1n ? -(max + 1n) : -v;
+  else if (v > max) v = max;
+  return Number(BigInt.asUintN(32, v));
+}
+
+/** `--limit N[/unit]` as the kernel stores it (its period per packet), or -1 when refused. */
+function limitPeriod(text: string): number {
+  const slash = text.indexOf("/");
+  let scale = 10_000;
+  if (slash >= 0) {
+    const unit = text.slice(slash + 1).toLowerCase();
+    const hit = unit.length === 0 ? undefined : LIMIT_UNITS.find(([word]) => word.startsWith(unit));
+    if (hit === undefined) return -1;
+    scale = hit[2];
+  }
+  const rate = atoiUint32(text);
+  return rate === 0 ? -1 : Math.floor(scale / rate);
+}
+
+/** Prints a stored period as iptables-save does: the largest unit it divides well into. */
+function formatLimit(period: number): string {
+  let i = 1;
+  for (; i < LIMIT_UNITS.length; i++) {
+    const scale = (LIMIT_UNITS[i] as readonly [string, string, number])[2];
+    if (period > scale || Math.floor(scale / period) < scale % period) break;
+  }
+  const [, name, scale] = LIMIT_UNITS[i - 1] as readonly [string, string, number];
+  return `${Math.floor(scale / period)}/${name}`;
+}
+
+/**
+ * xt_limit's `user2credits` in 32-bit arithmetic, with HZ × CREDITS_PER_JIFFY = 32000 (the value
+ * for HZ 250 and for HZ 1000).
+ */
+function limitCredits(user: number): number {
+  if (user > Math.floor(0xffffffff / 32000)) return (Math.floor(user / 10_000) * 32000) % 2 ** 32;
+  return Math.floor((user * 32000) / 10_000);
+}
+
+const limit: MatchExtension = {
+  options: optionTable([
+    [["--limit"], 1, false],
+    [["--limit-burst"], 1, false],
+  ]),
+  once: onceTable([
+    [["--limit"], 'limit: option "--limit" can only be used once'],
+    [["--limit-burst"], 'limit: option "--limit-burst" can only be used once'],
+  ]),
+  finish(name, raw, ctx, argIndex) {
+    let period = 12_000_000; // 3/hour
+    let burst = 5;
+    for (const r of raw) {
+      const v = firstValue(r);
+      if (r.name === "--limit") {
+        period = limitPeriod(v);
+        if (period < 0) fail(`bad rate "${v}"'`, r.argIndex + 1);
+        if (period === 0) fail(`Rate too fast "${v}"`, r.argIndex + 1);
+      } else {
+        burst = parseCUnsigned(v, 10_000);
+        if (burst < 0) {
+          fail('limit: bad value for option "--limit-burst", or out of range (0-10000).', r.argIndex + 1);
+        }
+      }
+    }
+    if (
+      ctx.backend === "legacy" &&
+      (burst === 0 || limitCredits((period * burst) % 2 ** 32) < limitCredits(period))
+    ) {
+      // xt_limit's check ("Overflow, try lower"); nft keeps the rate in a limit expression of its own.
+      fail(
+        `limit: the kernel refuses --limit ${formatLimit(period)} with a burst of ${burst} (overflow)`,
+        argIndex,
+      );
+    }
+    const options = [option("--limit", false, [formatLimit(period)])];
+    // nft reads a burst of 0 back as the default.
+    if (burst !== 5 && burst !== 0) options.push(option("--limit-burst", false, [String(burst)]));
+    return { kind: "generic", name, options };
+  },
+};
+
 // ---------------------------------------------------------------------------- registry
 
 /** The match extensions the canonicalizer models, by `-m` name. */
@@ -904,58 +1066,63 @@ export const MATCH_EXTENSIONS: ReadonlyMap<string, MatchExtension> = new Map<str
   ["recent", recent],
   ["nfacct", nfacct],
   ["physdev", physdev],
+  ["limit", limit],
   ["icmp", makeIcmp("--icmp-type", 1, ICMP4)],
   ["icmp6", makeIcmp("--icmpv6-type", 58, ICMP6)],
 ]);
 
-/** Other match extensions iptables 1.8 ships: accepted and passed through with their options as given. */
-export const PASS_THROUGH_MATCHES: ReadonlySet<string> = new Set([
-  "ah",
-  "bpf",
-  "cgroup",
-  "cluster",
-  "connbytes",
-  "connlabel",
-  "connlimit",
-  "cpu",
-  "dccp",
-  "devgroup",
-  "dscp",
-  "dst",
-  "ecn",
-  "esp",
-  "eui64",
-  "frag",
-  "hashlimit",
-  "hbh",
-  "helper",
-  "hl",
-  "iprange",
-  "ipv6header",
-  "ipvs",
-  "length",
-  "limit",
-  "mac",
-  "mh",
-  "osf",
-  "owner",
-  "pkttype",
-  "policy",
-  "quota",
-  "rateest",
-  "realm",
-  "rpfilter",
-  "rt",
-  "set",
-  "socket",
-  "srh",
-  "string",
-  "tcpmss",
-  "time",
-  "tos",
-  "ttl",
-  "u32",
-]);
+/**
+ * Other match extensions iptables 1.8 ships, by `-m` name (`name/4`, `name/6`: one family's
+ * only): their options as iptables' newest revision declares them (see {@link tableExtension}),
+ * checked as iptables checks them, and kept as given.
+ */
+const TABLE_MATCHES: string =
+  "ah/4 ahspi=!|ah/6 ahspi=! ahlen=! ahres|bpf bytecode= object-pinned=|cgroup path=! cgroup=!|" +
+  "cluster cluster-total-nodes=* cluster-local-node=! cluster-local-nodemask=! cluster-hash-seed=*|" +
+  "connbytes connbytes=!* connbytes-dir=* connbytes-mode=*|connlabel label=!* set|" +
+  "connlimit connlimit-upto=! connlimit-above=! connlimit-mask= connlimit-saddr connlimit-daddr|" +
+  "cpu cpu=!*|dccp source-port=! sport=! destination-port=! dport=! dccp-types=! dccp-option=!|" +
+  "devgroup src-group=! dst-group=!|dscp dscp=! dscp-class=!|dst/6 dst-len=! dst-opts=|" +
+  "ecn ecn-tcp-cwr! ecn-tcp-ece! ecn-ip-ect=!|esp espspi=!|eui64/6|" +
+  "frag/6 fragid=! fraglen=! fragres fragfirst fragmore fraglast|" +
+  "hashlimit hashlimit-upto=! hashlimit-above=! hashlimit=! hashlimit-srcmask= hashlimit-dstmask= hashlimit-burst= hashlimit-htable-size= hashlimit-htable-max= hashlimit-htable-gcinterval= hashlimit-htable-expire= hashlimit-mode= hashlimit-name=* hashlimit-rate-match hashlimit-rate-interval=|" +
+  "hbh/6 hbh-len=! hbh-opts=|helper helper=!*|hl/6 hl-lt= hl-gt= hl-eq=! hl=|" +
+  "iprange src-range=! dst-range=!|ipv6header/6 header=!* soft|" +
+  "ipvs ipvs! vproto=! vaddr=! vport=! vdir= vmethod=! vportctl=!|length length=!*|" +
+  "mac mac-source=!*|mh/6 mh-type=!|osf genre=!* ttl= log=|" +
+  "owner uid-owner=! gid-owner=! socket-exists! suppl-groups|pkttype pkt-type=!*|" +
+  "policy dir= pol= strict reqid=!+ spi=!+ tunnel-src=!+ tunnel-dst=!+ proto=!+ mode=!+ next+|" +
+  "quota quota=!*|" +
+  "rateest rateest1=!+ rateest=!+ rateest2=!+ rateest-bps1!+ rateest-pps1!+ rateest-bps2!+ rateest-pps2!+ rateest-bps!+ rateest-pps!+ rateest-delta!+ rateest-lt!+ rateest-gt!+ rateest-eq!+|" +
+  "realm/4 realm=!*|rpfilter loose validmark accept-local invert|" +
+  "rt/6 rt-type=! rt-segsleft=! rt-len=! rt-0-res rt-0-addrs= rt-0-not-strict|" +
+  "set match-set==!+ set==!+ return-nomatch!+ update-counters!+ packets-eq=!+ packets-lt=!+ packets-gt=!+ bytes-eq=!+ bytes-lt=!+ bytes-gt=!+ update-subcounters!+|" +
+  "socket transparent nowildcard restore-skmark|" +
+  "srh/6 srh-next-hdr=! srh-hdr-len-eq=! srh-hdr-len-gt=! srh-hdr-len-lt=! srh-segs-left-eq=! srh-segs-left-gt=! srh-segs-left-lt=! srh-last-entry-eq=! srh-last-entry-gt=! srh-last-entry-lt=! srh-tag=! srh-psid=! srh-nsid=! srh-lsid=!|" +
+  "string from= to= algo=* string=! hex-string=! icase|tcpmss mss=!*|" +
+  "time datestart= datestop= timestart= timestop= contiguous weekdays=! monthdays=! localtz utc kerneltz|" +
+  "tos tos=!*|ttl/4 ttl-lt= ttl-gt= ttl-eq=! ttl=|u32 u32=!*";
+
+/** The match extensions of {@link TABLE_MATCHES}, by name and family. */
+const tableMatches = familyExtensions(TABLE_MATCHES, tableMatch);
+
+/**
+ * The match extension of a pass-through match in `family`, or null when iptables of that
+ * family has no such match.
+ */
+export function passThroughMatch(name: string, family: "IPv4" | "IPv6"): MatchExtension | null {
+  return tableMatches.get(name, family);
+}
+
+function tableMatch(ext: TableExtension): MatchExtension {
+  return {
+    options: ext.options,
+    once: ext.once,
+    finish(name, raw, _ctx, argIndex) {
+      return { kind: "generic", name, options: keptOptions(name, ext, raw, argIndex) };
+    },
+  };
+}
 
 /** The match iptables loads implicitly for an option of the rule's `-p` protocol (spec §3). */
 export function implicitMatchName(protocol: number, family: "IPv4" | "IPv6"): string | null {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseDecimal } from "./values.js";
+import { parseCUnsigned } from "./values.js";
 
 /** iptables' built-in protocol table, in its order; the first name of a number is printed. */
 const BUILTIN: readonly (readonly [string, number])[] = [
@@ -105,17 +105,18 @@ const PRINTED: ReadonlyMap<number, string> = new Map<number, string>([
 ]);
 
 /**
- * Reads a `-p` value (name, case-insensitive, or number 0–255); -1 when unknown.
+ * Reads a `-p` value as iptables does: a number 0–255 (C base 0: `0x6` is tcp, `010` is 8),
+ * else a name, case-insensitive; -1 when unknown.
  *
  * @example
  * protocolNumber("TCP") // 6
  * protocolNumber("icmpv6") // 58
+ * protocolNumber("0x6") // 6
  * protocolNumber("bogus") // -1
  */
 export function protocolNumber(text: string): number {
-  const c = text.charCodeAt(0);
-  if (c >= 48 && c <= 57) return parseDecimal(text, 255);
-  return numberByName.get(text.toLowerCase()) ?? -1;
+  const n = parseCUnsigned(text, 255);
+  return n >= 0 ? n : (numberByName.get(text.toLowerCase()) ?? -1);
 }
 
 /**

@@ -9,16 +9,19 @@ import type { CanonicalOption, CanonicalTarget } from "../../ir/canonical-types.
 import { formatHost, parseHostBytes } from "./address.js";
 import {
   type ExtensionContext,
+  familyExtensions,
   firstValue,
+  keptOptions,
   type OptionSpec,
   onceTable,
   option,
   optionTable,
   type RawOption,
   rejectRepeat,
+  type TableExtension,
 } from "./extension.js";
 import { parseMarkValue } from "./matches.js";
-import { hex32, type PortRange, parseDecimal, RuleSpecError, truncateBytes } from "./values.js";
+import { hex32, type PortRange, parseCUnsigned, parsePort, RuleSpecError, truncateBytes } from "./values.js";
 
 /** A target extension: its options and how to turn them into a canonical target. */
 export interface TargetExtension {
@@ -52,18 +55,61 @@ function requirePortProtocol(r: RawOption): void {
     fail("Need TCP, UDP, SCTP or DCCP with port specification", r.argIndex);
 }
 
-/** Parses `P` or `P-Q` (NAT port ranges use a dash). */
-function parseNatPorts(text: string, argIndex: number): PortRange {
-  const dash = text.indexOf("-");
-  const lo = parseDecimal(dash < 0 ? text : text.slice(0, dash), 65535);
-  const hi = dash < 0 ? lo : parseDecimal(text.slice(dash + 1), 65535);
-  if (lo < 0 || hi < 0) fail(`Port \`${text}' not valid`, argIndex);
-  if (lo > hi) fail(`Invalid port range \`${text}'`, argIndex);
-  return { min: lo, max: hi };
+/** A NAT port range, with the base port of `P-Q/B` (0: none). */
+interface NatPorts extends PortRange {
+  readonly base: number;
 }
 
-function formatNatPorts(p: PortRange): string {
-  return p.min === p.max ? String(p.min) : `${p.min}-${p.max}`;
+/**
+ * Reads the number `text` starts with as `xtables_strtoui(s, &end, …, 0, 65535)` does (C base
+ * 0, blanks and `+` leading): the value and where it ends, or null when no number leads or it
+ * is out of range.
+ */
+function leadingPort(text: string): { value: number; end: number } | null {
+  let end = 0;
+  while (end < text.length && " \t\n\v\f\r".includes(text[end] as string)) end++;
+  if (text[end] === "+") end++;
+  const start = end;
+  const hex =
+    text[end] === "0" &&
+    (text[end + 1] === "x" || text[end + 1] === "X") &&
+    /[0-9a-f]/i.test(text[end + 2] ?? "");
+  const digits = hex ? /[0-9a-f]/i : text[end] === "0" ? /[0-7]/ : /[0-9]/;
+  if (hex) end += 2;
+  while (end < text.length && digits.test(text[end] as string)) end++;
+  if (end === start) return null;
+  const value = parseCUnsigned(text.slice(0, end), 65535);
+  return value < 0 ? null : { value, end };
+}
+
+/** Parses `P`, `P-Q` or `P-Q/B` as iptables' NAT targets do (ports in C base 0, or a service). */
+function parseNatPorts(text: string, argIndex: number): NatPorts {
+  let lo = leadingPort(text);
+  if (lo === null) {
+    const service = parsePort(text);
+    if (service < 0) fail(`Port \`${text}' not valid`, argIndex);
+    lo = { value: service, end: text.length };
+  }
+  const after = text.slice(lo.end);
+  if (after.length === 0) return { min: lo.value, max: lo.value, base: 0 };
+  if (after[0] === ":") fail("Invalid port:port syntax - use dash", argIndex);
+  if (after[0] !== "-") fail(`Garbage after port value: \`${after}'`, argIndex);
+  const rest = after.slice(1);
+  const hi = leadingPort(rest);
+  if (hi === null) return fail(`Port \`${rest}' not valid`, argIndex);
+  if (hi.value < lo.value) fail(`Port range \`${rest}' funky`, argIndex);
+  const tail = rest.slice(hi.end);
+  if (tail.length === 0) return { min: lo.value, max: hi.value, base: 0 };
+  if (tail[0] !== "/") fail(`Garbage after port range: \`${tail}'`, argIndex);
+  const baseText = tail.slice(1);
+  const base = parsePort(baseText);
+  if (base < 1) fail(`Port \`${baseText}' not valid`, argIndex);
+  return { min: lo.value, max: hi.value, base };
+}
+
+function formatNatPorts(p: NatPorts): string {
+  const range = p.min === p.max ? String(p.min) : `${p.min}-${p.max}`;
+  return p.base === 0 ? range : `${range}/${p.base}`;
 }
 
 // ---------------------------------------------------------------------------- MARK / CONNMARK
@@ -154,7 +200,7 @@ const masquerade: TargetExtension = {
     [["--random-fully"], 0, false],
   ]),
   finish(name, goto, raw) {
-    let ports: PortRange | null = null;
+    let ports: NatPorts | null = null;
     let random = false;
     let randomFully = false;
     for (let at = 0; at < raw.length; at++) {
@@ -179,7 +225,7 @@ const masquerade: TargetExtension = {
 function parseNatRange(
   r: RawOption,
   ctx: ExtensionContext,
-): { min: string; max: string; ports: PortRange | null; printed: string } {
+): { min: string; max: string; ports: NatPorts | null; printed: string } {
   const text = firstValue(r);
   const at = r.argIndex + 1;
   let addressPart: string;
@@ -216,7 +262,7 @@ function parseNatRange(
   } else if (portPart === null) {
     fail(`Invalid address \`${text}'`, at);
   }
-  let ports: PortRange | null = null;
+  let ports: NatPorts | null = null;
   if (portPart !== null) {
     requirePortProtocol(r);
     ports = parseNatPorts(portPart, at);
@@ -327,15 +373,21 @@ const reject: TargetExtension = {
 
 // ---------------------------------------------------------------------------- LOG / NFLOG
 
+/** A string option's value, which iptables' guided parser wants at least one character long. */
+function nonEmpty(r: RawOption): string {
+  const v = firstValue(r);
+  if (v.length === 0) fail("Argument must have a minimum length of 1 characters", r.argIndex + 1);
+  return v;
+}
+
+/** The level names iptables 1.8.9 takes, as written (not `err` or `warn`, not upper case). */
 const LOG_LEVELS: ReadonlyMap<string, number> = new Map([
   ["emerg", 0],
   ["panic", 0],
   ["alert", 1],
   ["crit", 2],
   ["error", 3],
-  ["err", 3],
   ["warning", 4],
-  ["warn", 4],
   ["notice", 5],
   ["info", 6],
   ["debug", 7],
@@ -361,11 +413,11 @@ const log: TargetExtension = {
     for (let at = 0; at < raw.length; at++) {
       const r = raw[at] as RawOption;
       rejectRepeat(raw, at, name);
-      if (r.name === "--log-prefix") prefix = truncateBytes(firstValue(r), 29);
+      if (r.name === "--log-prefix") prefix = truncateBytes(nonEmpty(r), 29);
       else if (r.name === "--log-level") {
         const v = firstValue(r);
-        level = LOG_LEVELS.get(v.toLowerCase()) ?? parseDecimal(v, 7);
-        if (level < 0) fail(`log-level \`${v}' unknown`, r.argIndex + 1);
+        level = LOG_LEVELS.get(v) ?? parseCUnsigned(v, 7);
+        if (level < 0) fail(`log level "${v}" unknown`, r.argIndex + 1);
       } else flags.add(r.name);
     }
     const options: CanonicalOption[] = [];
@@ -391,10 +443,13 @@ const nflog: TargetExtension = {
       rejectRepeat(raw, at, name);
       const v = firstValue(r);
       // nft keeps a prefix of 127 bytes (its log expression's), legacy's xt_NFLOG 63.
-      if (r.name === "--nflog-prefix") values.set(r.name, truncateBytes(v, ctx.backend === "nft" ? 127 : 63));
+      if (r.name === "--nflog-prefix")
+        values.set(r.name, truncateBytes(nonEmpty(r), ctx.backend === "nft" ? 127 : 63));
       else {
-        const n = parseDecimal(v, r.name === "--nflog-group" ? 65535 : 0xffffffff);
-        if (n < 0) fail(`NFLOG: bad value for option "${r.name}"`, r.argIndex + 1);
+        const max = r.name === "--nflog-group" || r.name === "--nflog-threshold" ? 65535 : 0xffffffff;
+        const n = parseCUnsigned(v, max);
+        if (n < 0)
+          fail(`NFLOG: bad value for option "${r.name}", or out of range (0-${max}).`, r.argIndex + 1);
         values.set(r.name, String(n));
       }
     }
@@ -439,38 +494,48 @@ export const TARGET_EXTENSIONS: ReadonlyMap<string, TargetExtension> = new Map<s
   ["NFLOG", nflog],
 ]);
 
-/** Other targets iptables 1.8 ships: accepted and passed through with their options as given. */
-export const PASS_THROUGH_TARGETS: ReadonlySet<string> = new Set([
-  "AUDIT",
-  "CHECKSUM",
-  "CLASSIFY",
-  "CLUSTERIP",
-  "CONNSECMARK",
-  "CT",
-  "DNPT",
-  "DSCP",
-  "ECN",
-  "HL",
-  "HMARK",
-  "IDLETIMER",
-  "LED",
-  "NETMAP",
-  "NFQUEUE",
-  "NOTRACK",
-  "RATEEST",
-  "SECMARK",
-  "SET",
-  "SNPT",
-  "SYNPROXY",
-  "TCPMSS",
-  "TCPOPTSTRIP",
-  "TEE",
-  "TOS",
-  "TPROXY",
-  "TRACE",
-  "TTL",
-  "ULOG",
-]);
+/**
+ * Other targets iptables 1.8 ships (`name/4`, `name/6`: one family's only): their options as
+ * iptables' newest revision declares them (see {@link tableExtension}), checked, kept as given.
+ */
+const TABLE_TARGETS: string =
+  "AUDIT type=*|CHECKSUM checksum-fill*|CLASSIFY set-class=*|CONNSECMARK save restore|" +
+  "CT notrack helper= timeout= ctevents= expevents= zone-orig= zone-reply= zone=|" +
+  "DNPT/6 src-pfx=* dst-pfx=*|DSCP set-dscp= set-dscp-class=|" +
+  "ECN/4 ecn-tcp-remove ecn-tcp-cwr= ecn-tcp-ece= ecn-ip-ect=|HL/6 hl-set= hl-dec= hl-inc=|" +
+  "HMARK hmark-tuple= hmark-src-prefix= hmark-dst-prefix= hmark-sport-mask= hmark-dport-mask= hmark-spi-mask= hmark-sport= hmark-dport= hmark-spi= hmark-proto-mask= hmark-rnd= hmark-mod=* hmark-offset=|" +
+  "IDLETIMER timeout=* label=* alarm send_nl_msg|LED led-trigger-id=* led-delay= led-always-blink|" +
+  "NETMAP to=*|NOTRACK|NFQUEUE queue-num= queue-balance= queue-bypass queue-cpu-fanout|" +
+  "RATEEST rateest-name=* rateest-interval=* rateest-ewmalog=*|SECMARK selctx=*|" +
+  "SET add-set==!+ del-set==!+ exist!+ timeout=!+ map-set==!+ map-mark!+ map-prio!+ map-queue!+|" +
+  "SNPT/6 src-pfx=* dst-pfx=*|SYNPROXY sack-perm timestamp wscale= mss= ecn|" +
+  "TCPMSS set-mss= clamp-mss-to-pmtu|TCPOPTSTRIP strip-options=|TEE gateway=* oif=|" +
+  "TOS set-tos= and-tos= or-tos= xor-tos=|TPROXY on-port=* on-ip= tproxy-mark=|TRACE|" +
+  "TTL/4 ttl-set= ttl-dec= ttl-inc=";
+
+/** The target extensions of {@link TABLE_TARGETS}, by name and family. */
+const tableTargets = familyExtensions(TABLE_TARGETS, tableTarget);
+
+/** The names of {@link TABLE_TARGETS}, in either family. */
+export const PASS_THROUGH_TARGETS: ReadonlySet<string> = tableTargets.names;
+
+/**
+ * The target extension of a pass-through target in `family`, or null when iptables of that
+ * family has no such target.
+ */
+export function passThroughTarget(name: string, family: "IPv4" | "IPv6"): TargetExtension | null {
+  return tableTargets.get(name, family);
+}
+
+function tableTarget(ext: TableExtension): TargetExtension {
+  return {
+    options: ext.options,
+    once: ext.once,
+    finish(name, goto, raw, _ctx, argIndex) {
+      return { kind: "generic", name, goto, options: keptOptions(name, ext, raw, argIndex) };
+    },
+  };
+}
 
 /** Targets the kernel accepts only in the nat table. */
 export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set([
@@ -484,6 +549,8 @@ export const NAT_ONLY_TARGETS: ReadonlySet<string> = new Set([
 /** Names quoted with iptables' save-string rule when printed (spec §4.1). */
 export const SAVE_STRING_OPTIONS: ReadonlySet<string> = new Set([
   "--comment",
+  // cgroup's (kept as given, printed as iptables-save prints it)
+  "--path",
   "--log-prefix",
   "--nflog-prefix",
   "--nfacct-name",

@@ -80,12 +80,13 @@ export function rawOrQuoted(value: string): string {
 
 /**
  * Cuts `value` to at most `maxBytes` UTF-8 bytes, as the kernel's fixed-size fields do. A cut
- * inside a multibyte character drops that whole character (a JS string cannot hold the
- * partial byte iptables would keep).
+ * inside a multibyte character keeps its first bytes there, which iptables-save prints as they
+ * are and which read back as one U+FFFD: the string ends with that (a JS string cannot hold the
+ * partial bytes themselves). Reading such a printed value again cuts it to the same string.
  *
  * @example
  * truncateBytes("abc", 2) // "ab"
- * truncateBytes("é", 1) // ""
+ * truncateBytes("aé", 2) // "a\uFFFD"
  */
 export function truncateBytes(value: string, maxBytes: number): string {
   // Fast path: every UTF-16 unit is at most 3 UTF-8 bytes.
@@ -101,36 +102,45 @@ export function truncateBytes(value: string, maxBytes: number): string {
       size = 4; // a surrogate pair is one 4-byte character
       units = 2;
     } else size = 3;
-    if (bytes + size > maxBytes) return value.slice(0, i);
+    if (bytes + size > maxBytes) return bytes < maxBytes ? `${value.slice(0, i)}\uFFFD` : value.slice(0, i);
     bytes += size;
     i += units - 1;
   }
   return value;
 }
 
+/** C's isspace in the C locale. */
+function isCSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
 /**
- * Parses an unsigned integer the way C's `strtoul(s, &end, 0)` does when the whole string must
- * be consumed: `0x` hex, leading-`0` octal, otherwise decimal. Returns -1 when invalid or above
- * `max`.
+ * Parses an unsigned integer as iptables' `xtables_strtoul` does (C's `strtoul(s, &end, base)`
+ * over the whole string; base 0: `0x` hex, leading-`0` octal, otherwise decimal): blanks and
+ * one `+` may lead, a `-` may not. Returns -1 when invalid or above `max`.
  *
  * @example
  * parseCUnsigned("0x4000", 0xffffffff) // 16384
  * parseCUnsigned("010", 255) // 8
+ * parseCUnsigned("+80", 65535) // 80
+ * parseCUnsigned("010", 255, 10) // 10
  */
-export function parseCUnsigned(text: string, max: number): number {
+export function parseCUnsigned(text: string, max: number, base0: 0 | 10 = 0): number {
   const n = text.length;
-  if (n === 0) return -1;
-  let base = 10;
   let i = 0;
-  if (text.charCodeAt(0) === 48 && n > 1) {
-    const x = text.charCodeAt(1) | 0x20;
+  while (i < n && isCSpace(text.charCodeAt(i))) i++;
+  if (i < n && text.charCodeAt(i) === 43) i++;
+  if (i === n) return -1;
+  let base = 10;
+  if (base0 === 0 && text.charCodeAt(i) === 48 && i + 1 < n) {
+    const x = text.charCodeAt(i + 1) | 0x20;
     if (x === 120) {
       base = 16;
-      i = 2;
-      if (n === 2) return -1;
+      i += 2;
+      if (i === n) return -1;
     } else {
       base = 8;
-      i = 1;
+      i += 1;
     }
   }
   let value = 0;
@@ -200,40 +210,102 @@ const SERVICES: ReadonlyMap<string, number> = new Map([
 ]);
 
 /**
- * Parses one port: a number (`octal` true: C base 0, as the tcp, sctp and multiport parsers do;
- * false: decimal, as the udp parser does) or a service name. Returns -1 when invalid.
+ * Parses one port as tcp, sctp and multiport do: a number (C base 0) or, when `named`, a
+ * service name (iptables looks names up for the rule's protocol: tcp and udp have them, sctp,
+ * udplite and dccp none in /etc/services). Returns -1 when invalid.
  *
  * @example
- * parsePort("http", true) // 80
- * parsePort("010", true) // 8
- * parsePort("010", false) // 10
+ * parsePort("http") // 80
+ * parsePort("010") // 8
+ * parsePort("http", false) // -1
  */
-export function parsePort(text: string, octal: boolean): number {
-  const c = text.charCodeAt(0);
-  if (c >= 48 && c <= 57) {
-    return octal ? parseCUnsigned(text, 65535) : parseDecimal(text, 65535);
+export function parsePort(text: string, named = true): number {
+  const n = parseCUnsigned(text, 65535);
+  return n >= 0 ? n : named ? (SERVICES.get(text) ?? -1) : -1;
+}
+
+const TWO64 = 1n << 64n;
+
+/**
+ * Parses one port as getaddrinfo reads a service (udp's and conntrack's ports, through
+ * `xtables_getportbyname`): `strtoul(s, &end, 10)` over the whole text (blanks, `+` and `-`
+ * lead), taken as a C int that must not be negative, of which the port keeps the low 16 bits
+ * (`65536` is 0); else a service name. Returns -1 when invalid.
+ *
+ * @example
+ * parseServicePort("70000") // 4464
+ * parseServicePort("010") // 10
+ * parseServicePort("0x50") // -1
+ */
+export function parseServicePort(text: string): number {
+  const n = text.length;
+  let i = 0;
+  while (i < n && isCSpace(text.charCodeAt(i))) i++;
+  let negative = false;
+  const sign = text.charCodeAt(i);
+  if (sign === 43 || sign === 45) {
+    negative = sign === 45;
+    i++;
   }
-  return SERVICES.get(text) ?? -1;
+  if (i === n) return SERVICES.get(text) ?? -1;
+  for (let k = i; k < n; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return SERVICES.get(text) ?? -1;
+  }
+  let v = BigInt(text.slice(i));
+  if (v >= TWO64) v = TWO64 - 1n;
+  else if (negative) v = (TWO64 - v) % TWO64;
+  const asInt = Number(BigInt.asIntN(32, v));
+  return asInt < 0 ? -1 : asInt & 0xffff;
 }
 
 /**
- * Parses `P`, `P:Q`, `P:` or `:Q` into a range; -1-free, throws {@link RuleSpecError}.
+ * Parses `P`, `P:Q`, `P:` or `:Q` as tcp, sctp and multiport do; throws {@link RuleSpecError}.
  *
  * @example
- * parsePortRange("1000:", true, 3) // { min: 1000, max: 65535 }
+ * parsePortRange("1000:", 3) // { min: 1000, max: 65535 }
  */
-export function parsePortRange(text: string, octal: boolean, argIndex: number): PortRange {
+export function parsePortRange(text: string, argIndex: number, named = true): PortRange {
   const colon = text.indexOf(":");
   if (colon < 0) {
-    const p = parsePort(text, octal);
+    const p = parsePort(text, named);
     if (p < 0) throw new RuleSpecError(`invalid port/service \`${text}' specified`, argIndex);
     return { min: p, max: p };
   }
-  const lo = colon === 0 ? 0 : parsePort(text.slice(0, colon), octal);
-  const hi = colon === text.length - 1 ? 65535 : parsePort(text.slice(colon + 1), octal);
+  const lo = colon === 0 ? 0 : parsePort(text.slice(0, colon), named);
+  const hi = colon === text.length - 1 ? 65535 : parsePort(text.slice(colon + 1), named);
   if (lo < 0 || hi < 0) throw new RuleSpecError(`invalid port/service \`${text}' specified`, argIndex);
   if (lo > hi) throw new RuleSpecError("invalid portrange (min > max)", argIndex);
   return { min: lo, max: hi };
+}
+
+/**
+ * Parses a port range as iptables' guided parser does (udp's `--dport`, conntrack's ports):
+ * at most two `:`-separated parts read by {@link parseServicePort}, an empty one left at its
+ * default (0 and 65535; a lone empty value is 0), `min > max` taken as given.
+ *
+ * @example
+ * parseGuidedPortRange("70000:70001", "udp", "--destination-port", 3) // { min: 4464, max: 4465 }
+ */
+export function parseGuidedPortRange(
+  text: string,
+  owner: string,
+  option: string,
+  argIndex: number,
+): PortRange {
+  const parts = text.split(":");
+  if (parts.length > 2) {
+    throw new RuleSpecError(`${owner}: Too many components for option "${option}" (max: 2)`, argIndex);
+  }
+  const values = [0, 65535];
+  parts.forEach((part, k) => {
+    if (part.length === 0) return;
+    const p = parseServicePort(part);
+    if (p < 0) throw new RuleSpecError(`Port "${part}" does not resolve to anything`, argIndex);
+    values[k] = p;
+  });
+  const min = values[0] as number;
+  return { min, max: parts.length === 1 ? min : (values[1] as number) };
 }
 
 /** Prints a port range as iptables-save does: `P` or `P:Q`. */

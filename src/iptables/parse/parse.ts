@@ -17,7 +17,7 @@
  */
 
 import { KubeIptablesError, type Problem } from "../../errors.js";
-import type { Backend, CanonicalTarget } from "../../ir/canonical-types.js";
+import type { Backend, CanonicalMatch, CanonicalTarget } from "../../ir/canonical-types.js";
 import {
   BUILTIN_CHAINS,
   type ChainDeclaration,
@@ -29,7 +29,11 @@ import {
   type Table,
 } from "../../ir/types.js";
 import { utf8Length } from "../../utf8.js";
-import { expandAddressLists, tryCanonicalizeRule } from "../canonical/canonicalize.js";
+import {
+  expandAddressLists,
+  INTERFACE_LIMITED_CHAINS,
+  tryCanonicalizeRule,
+} from "../canonical/canonicalize.js";
 import { PASS_THROUGH_TARGETS, TARGET_EXTENSIONS, VERDICTS } from "../canonical/targets.js";
 import {
   type IndexedSaveText,
@@ -248,6 +252,39 @@ function parseCounters(text: string): Counters | null {
   const packets = BigInt(m[1] as string);
   const bytes = BigInt(m[2] as string);
   return packets > MAX_U64 || bytes > MAX_U64 ? null : { packets, bytes };
+}
+
+/**
+ * A rule line's `[packets:bytes]` prefix as iptables-restore reads it (`tokenize_rule_counters`):
+ * the command starts after the first `]` of the line; the counters are `strtok(s + 1, ":")` and
+ * `strtok(NULL, "]")` over the rest of the line, so a missing part is an error ("need :" or
+ * "need ]"), and the NUL strtok writes at a `:` or `]` past that first `]` ends the line there.
+ * Returns the first `]` and where the line now ends, or the error.
+ */
+function countersPrefix(
+  text: string,
+  start: number,
+  end: number,
+  newline: boolean,
+): { close: number; end: number } | string {
+  // fgets keeps the newline: strtok sees it as one more character.
+  const stop = newline ? end + 1 : end;
+  const close = text.indexOf("]", start);
+  if (close < 0 || close >= end) return "need ]";
+  let i = start + 1;
+  while (i < end && text.charCodeAt(i) === 58 /* : */) i++;
+  if (i >= stop) return "need :";
+  const colon = text.indexOf(":", i);
+  if (colon < 0 || colon >= end) return "need ]";
+  let j = colon + 1;
+  while (j < end && text.charCodeAt(j) === 93 /* ] */) j++;
+  if (j >= stop) return "need ]";
+  let bytesEnd = text.indexOf("]", j);
+  if (bytesEnd < 0 || bytesEnd >= end) bytesEnd = end;
+  let cut = end;
+  if (colon > close) cut = colon;
+  else if (bytesEnd > close) cut = bytesEnd;
+  return { close, end: cut };
 }
 
 class Parser {
@@ -620,7 +657,11 @@ class Parser {
         return;
       }
       if (this.current === null) this.problem(line, 1, "COMMIT outside of a table");
-      else this.closeTable();
+      else if (!newline && this.backend === "legacy") {
+        // Legacy iptables-restore compares the line with "COMMIT\n", newline and all.
+        this.problem(line, 1, "Bad argument `COMMIT': legacy iptables-restore needs a newline after COMMIT");
+        this.current = null;
+      } else this.closeTable();
       return;
     }
     const table = this.current;
@@ -660,7 +701,8 @@ class Parser {
     const chain = words[0] as string;
     // `-i` in OUTPUT, `-o` in INPUT … is refused by the chain's name (the shapes do not know
     // it): the general path judges those (a comment's value `-i` only sends it there too).
-    if (chain.length >= 5 && HOOK_CHAINS.has(chain) && hasInterfaceOption(words, count)) return false;
+    if (chain.length >= 5 && INTERFACE_LIMITED_CHAINS.has(chain) && hasInterfaceOption(words, count))
+      return false;
     const verdict = matchFamilies(words, 1, count, this.fastFamilies, this.backend);
     if (verdict === 0) return false;
     // A rule valid in one family only counts against the other. Family detection needs only the
@@ -732,6 +774,15 @@ class Parser {
     const k = table.expected === null ? -1 : declaredIndex(table.expected, name);
     const id = table.structure.declare(name, k);
     if (k >= 0) noteDeclared(table.expected as ExpectedTable, k, id, decl.policy);
+    if (
+      this.backend === "nft" &&
+      !isBuiltin &&
+      table.structure.declarationOf(id) !== table.chains.length - 1
+    ) {
+      // iptables-nft declares a user chain it already has by flushing it (legacy refuses it).
+      pushBuilt(table, { kind: "chain", op: "-F", chain: name }, line);
+      table.structure.command("-F", name);
+    }
   }
 
   /**
@@ -771,29 +822,41 @@ class Parser {
   }
 
   parseCommand(table: OpenTable, start: number, end: number, newline: boolean, line: number): void {
-    const tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
-    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
+    let tokens: string[];
     let k = 0;
     let counters: Counters | undefined;
+    if (this.text.charCodeAt(start) === 91 /* [ */) {
+      const prefix = countersPrefix(this.text, start, end, newline);
+      if (typeof prefix === "string") {
+        this.problem(line, 1, `Bad line ${line}: ${prefix}`);
+        return;
+      }
+      // The command starts after the first `]`; the prefix's strtok may have cut the line.
+      if (prefix.end < end) {
+        end = prefix.end;
+        newline = false;
+      }
+      const starts: number[] = [];
+      tokens = tokenizeLine(this.text, start, end, newline, starts, this.tokens);
+      while (k < tokens.length && (starts[k] as number) <= prefix.close) k++;
+      const last = k - 1;
+      const glued = (starts[last] as number) + (tokens[last] as string).length - (prefix.close + 1);
+      if (last >= 0 && glued > 0 && this.text.charCodeAt(starts[last] as number) !== 34 /* " */) {
+        // Text glued after the `]` is an argument of its own: the command, if it is one.
+        const rest = (tokens[last] as string).slice(-glued);
+        if (rest.charCodeAt(0) !== 45 /* - */) {
+          this.problem(line, prefix.close - start + 2, `Bad argument \`${rest}'`);
+          return;
+        }
+        tokens[last] = rest;
+        k = last;
+      } else if (k === 1) counters = parseCounters(tokens[0] as string) ?? undefined;
+    } else tokens = tokenizeLine(this.text, start, end, newline, undefined, this.tokens);
+    if (!this.checkArgumentLimits(tokens, start, end, newline, line)) return;
     const head = tokens[0];
     if (head === undefined) {
       this.problem(line, 1, "no command specified");
       return;
-    }
-    if (head.charCodeAt(0) === 91 /* [ */) {
-      // iptables-restore skips the prefix up to its `]` (reading the numbers only with
-      // --counters): text glued after the `]` is an argument of its own, and a missing `]` fails.
-      const close = head.indexOf("]");
-      if (close < 0) {
-        this.problem(line, 1, `Bad line ${line}: need ]`);
-        return;
-      }
-      if (close !== head.length - 1) {
-        this.problem(line, close + 2, `Bad argument \`${head.slice(close + 1)}'`);
-        return;
-      }
-      counters = parseCounters(head) ?? undefined;
-      k = 1;
     }
     const command = tokens[k];
     if (command === undefined) {
@@ -933,7 +996,11 @@ class Parser {
       const options = { backend: this.backend, chain: p.rule.chain };
       const result = tryCanonicalizeRule(p.rule.args, family, options);
       if (result.ok) {
-        p.structure.setTarget(p.entry, ruleTarget(result.rule.target));
+        p.structure.setTarget(p.entry, structureTarget(result.rule.target));
+        for (const m of result.rule.matches) {
+          const label = restrictedMatch(m);
+          if (label !== null) p.structure.restrictMatch(p.entry, label);
+        }
         continue;
       }
       if (result.addressList) {
@@ -945,7 +1012,7 @@ class Parser {
             break;
           }
           // Every rule of the expansion has the same target.
-          p.structure.setTarget(p.entry, ruleTarget(one.rule.target));
+          p.structure.setTarget(p.entry, structureTarget(one.rule.target));
         }
         continue;
       }
@@ -987,6 +1054,13 @@ class Parser {
     if (token.kind === "declaration") k = token.index;
     else if (token.kind === "chain") {
       k = tokens[0]?.charCodeAt(0) === 91 /* [ */ ? 2 : 1;
+    } else if (token.kind === "match") {
+      for (let a = 0; a + 1 < tokens.length; a++) {
+        if ((tokens[a] === "-m" || tokens[a] === "--match") && tokens[a + 1] === token.name) {
+          k = a;
+          break;
+        }
+      }
     } else {
       for (let a = tokens.length - 2; a >= 0; a--) {
         if (JUMP_FLAGS.has(tokens[a] as string) && tokens[a + 1] === token.name) {
@@ -1067,9 +1141,6 @@ function commonLength(a: string, aStart: number, b: string, bStart: number, leng
   return n;
 }
 
-/** The built-in chains where iptables refuses `-i` or `-o` by name. */
-const HOOK_CHAINS: ReadonlySet<string> = new Set(["PREROUTING", "INPUT", "OUTPUT", "POSTROUTING"]);
-
 /** Whether `words[1..count)` hold an interface option (or a value spelled like one). */
 function hasInterfaceOption(words: readonly string[], count: number): boolean {
   for (let k = 1; k < count; k++) {
@@ -1097,10 +1168,44 @@ function lastJump(args: readonly string[]): RuleTarget | null {
   return null;
 }
 
-/** The structure check's view of a canonical target (a verdict too: DROP is not for nat). */
-function ruleTarget(target: CanonicalTarget | null): RuleTarget | null {
+/**
+ * The structure check's view of a canonical rule's target (a verdict too: DROP is not for nat);
+ * not ir/types.ts' `ruleTarget`, which reads a rule's argv.
+ */
+function structureTarget(target: CanonicalTarget | null): RuleTarget | null {
   if (target === null) return null;
   return { name: target.name, isChain: target.kind === "chain" };
+}
+
+/**
+ * The label of a match the kernel allows in some tables or hooks only (see the structure
+ * check's match places), or null.
+ */
+function restrictedMatch(m: CanonicalMatch): string | null {
+  switch (m.name) {
+    case "owner":
+    case "socket":
+    case "rpfilter":
+      return m.name;
+    case "addrtype":
+      if (m.kind !== "addrtype") return null;
+      return m.limitIfaceIn
+        ? "addrtype --limit-iface-in"
+        : m.limitIfaceOut
+          ? "addrtype --limit-iface-out"
+          : null;
+    case "physdev": {
+      let out = false;
+      let bridged = false;
+      for (const o of m.options) {
+        if (o.name === "--physdev-out" || o.name === "--physdev-is-out") out = true;
+        else if (o.name === "--physdev-is-bridged" && !o.negated) bridged = true;
+      }
+      return out && !bridged ? "physdev --physdev-out" : null;
+    }
+    default:
+      return null;
+  }
 }
 
 /** Adds an entry built as it was read (a deferring table notes that it needs no building). */

@@ -20,6 +20,13 @@ interface TargetPlace {
   readonly tables: readonly string[] | null;
   readonly hooks: number;
   readonly refusedIn?: string;
+  /** nft takes it anywhere (it has an expression of its own: TRACE is `meta nftrace`). */
+  readonly legacyOnly?: boolean;
+  /**
+   * The hooks are the module's own check, not its static hooks: nft_compat gives it the hooks
+   * of base chains only, so nft judges the rule only where it sits in a built-in chain.
+   */
+  readonly checkedHooks?: boolean;
 }
 
 /** The netfilter hook of each built-in chain, as a bit. */
@@ -52,7 +59,7 @@ const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPl
   ["NETMAP", { tables: ["nat"], hooks: ANY_HOOK }],
   ["CT", { tables: ["raw"], hooks: ANY_HOOK }],
   ["NOTRACK", { tables: ["raw"], hooks: ANY_HOOK }],
-  ["TRACE", { tables: ["raw"], hooks: ANY_HOOK }],
+  ["TRACE", { tables: ["raw"], hooks: ANY_HOOK, legacyOnly: true }],
   ["TPROXY", { tables: ["mangle"], hooks: 1 }],
   ["CHECKSUM", { tables: ["mangle"], hooks: ANY_HOOK }],
   ["DSCP", { tables: ["mangle"], hooks: ANY_HOOK }],
@@ -62,10 +69,41 @@ const TARGET_PLACES: ReadonlyMap<string, TargetPlace> = new Map<string, TargetPl
   ["ECN", { tables: ["mangle"], hooks: ANY_HOOK }],
   ["TCPOPTSTRIP", { tables: ["mangle"], hooks: ANY_HOOK }],
   ["CONNSECMARK", { tables: ["mangle", "security"], hooks: ANY_HOOK }],
-  ["TCPMSS", { tables: null, hooks: 4 | 8 | 16 }],
+  ["TCPMSS", { tables: null, hooks: 4 | 8 | 16, checkedHooks: true }],
   ["CLASSIFY", { tables: null, hooks: 4 | 8 | 16 }],
   ["SYNPROXY", { tables: null, hooks: 2 | 4 }],
 ]);
+
+/**
+ * Where a match may be used: tables (null: any) and hooks; `anyDepth` when the kernel judges the
+ * hooks of every chain that reaches the rule (the module's static hooks) on both backends, else
+ * only legacy does and nft judges the rule where it sits in a built-in chain (the module's own
+ * check, which nft_compat gives the hooks of base chains only). Checked on the real kernel.
+ */
+interface MatchPlace {
+  readonly tables: readonly string[] | null;
+  readonly hooks: number;
+  readonly anyDepth: boolean;
+}
+
+/** The matches whose kernel module is restricted to tables or hooks, by the label of their options. */
+const MATCH_PLACES: ReadonlyMap<string, MatchPlace> = new Map<string, MatchPlace>([
+  // xt_owner: the socket of a packet leaving the host.
+  ["owner", { tables: null, hooks: 8 | 16, anyDepth: true }],
+  // xt_socket: a socket the packet arrives for.
+  ["socket", { tables: null, hooks: 1 | 2, anyDepth: true }],
+  // xt_rpfilter: before routing, in raw or mangle.
+  ["rpfilter", { tables: ["raw", "mangle"], hooks: 1, anyDepth: true }],
+  // xt_physdev: an output bridge port without --physdev-is-bridged is unknown to OUTPUT.
+  ["physdev --physdev-out", { tables: null, hooks: 1 | 2 | 4 | 16, anyDepth: false }],
+  // xt_addrtype: the interface a limit names must exist at the hook.
+  ["addrtype --limit-iface-in", { tables: null, hooks: 1 | 2 | 4, anyDepth: false }],
+  ["addrtype --limit-iface-out", { tables: null, hooks: 4 | 8 | 16, anyDepth: false }],
+]);
+const MATCH_PLACE_NAMES: readonly string[] = [...MATCH_PLACES.keys()];
+const MATCH_PLACE_LIST: readonly MatchPlace[] = [...MATCH_PLACES.values()];
+/** Restricted entries of the check: target places below this, match places from it. */
+const MATCH_BASE = 1000;
 
 /**
  * What iptables says to `-j DROP` (or `-P … DROP`) in the nat table.
@@ -107,6 +145,7 @@ export interface StructureProblem {
  */
 export type ProblemToken =
   | { readonly kind: "chain" }
+  | { readonly kind: "match"; readonly name: string }
   | { readonly kind: "target"; readonly name: string }
   | { readonly kind: "declaration"; readonly index: number };
 
@@ -273,6 +312,20 @@ export class TableStructure {
     if ((this.declaredAt[id] as number) < 0) this.declaredAt[id] = this.declarations.length;
     this.declarations.push(id);
     return id;
+  }
+
+  /** Per restricted match: its record and its place among {@link MATCH_PLACES}, in record order. */
+  private readonly matchRecords = new IntList();
+
+  /**
+   * Records that the rule of `record` has a match only some tables or hooks allow (a label of
+   * {@link MATCH_PLACES}, e.g. `owner`); records are given in order.
+   */
+  restrictMatch(record: number, label: string): void {
+    const place = MATCH_PLACE_NAMES.indexOf(label);
+    if (place < 0) return;
+    this.matchRecords.push(record);
+    this.matchRecords.push(place);
   }
 
   /**
@@ -450,6 +503,7 @@ export class TableStructure {
       chainIds: this.chainIds.view(),
       targets: this.targets.view(),
       runCodes: this.runCodes.view(),
+      matchRecords: this.matchRecords.view(),
     };
   }
 }
@@ -468,6 +522,8 @@ interface StructureView {
   readonly builtins: number;
   readonly names: readonly string[];
   readonly declarations: readonly number[];
+  /** Pairs of a record and a match place (see {@link TableStructure.restrictMatch}). */
+  readonly matchRecords: ArrayLike<number>;
   readonly ops: Int32Array;
   readonly chainIds: Int32Array;
   readonly targets: Int32Array;
@@ -487,7 +543,10 @@ export interface StructureInput {
 }
 
 function checkStructure(structure: TableStructure, input: StructureInput): StructureProblem[] {
-  const { table, builtins, names, declarations, ops, chainIds, targets, runCodes } = structure.view();
+  const { table, builtins, names, declarations, ops, chainIds, targets, runCodes, matchRecords } =
+    structure.view();
+  /** The next pair of {@link matchRecords} to look at. */
+  let nextMatch = 0;
   const { chains, chainLines, recordLines, backend, noflush } = input;
   const problems: StructureProblem[] = [];
   /** Per id: whether the chain is declared now (`user` of iptables-restore's view). */
@@ -559,11 +618,45 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       const at = targets[record] as number;
       const count = runCodes[at] as number;
       for (let n = 0; n < count; n++) rule(from, runCodes[at + 1 + n] as number, line + n);
-    } else if (op === OP_APPEND || op === OP_RULE) rule(from, targets[record] as number, line);
-    else if (op === OP_NEW) user[from] = 1;
+    } else if (op === OP_APPEND || op === OP_RULE) {
+      while (nextMatch < matchRecords.length && matchRecords[nextMatch] === record) {
+        match(from, matchRecords[nextMatch + 1] as number, line);
+        nextMatch += 2;
+      }
+      rule(from, targets[record] as number, line);
+    } else if (op === OP_NEW) user[from] = 1;
     else if (op === OP_DELETE) user[from] = 0;
     else if (op === OP_DELETE_ALL) user.fill(0);
     if (op !== OP_APPEND && op !== OP_RUN && op !== OP_NEW) jumpsMayVanish = true;
+  }
+
+  /** A rule of `from` with the restricted match `place` (of {@link MATCH_PLACES}). */
+  function match(from: number, place: number, line: number): void {
+    const { tables, hooks, anyDepth } = MATCH_PLACE_LIST[place] as MatchPlace;
+    const label = MATCH_PLACE_NAMES[place] as string;
+    const name = label.split(" ")[0] as string;
+    if (tables !== null && !tables.includes(table)) {
+      problems.push({
+        line,
+        token: { kind: "match", name },
+        message: `match ${label} is only valid in the ${tables.join(" or ")} table${tables.length > 1 ? "s" : ""}, not in ${table}`,
+      });
+      return;
+    }
+    if (anyDepth || backend === "legacy") {
+      restricted.push(from);
+      restricted.push(MATCH_BASE + place);
+      restricted.push(line);
+      return;
+    }
+    const bit = isBuiltin(from) ? (HOOK_BITS[names[from] as string] ?? 0) : 0;
+    if ((bit & ~hooks) !== 0) {
+      problems.push({
+        line,
+        token: { kind: "match", name },
+        message: `match ${label} is only valid in ${hookNames(hooks)}, not in ${names[from]}`,
+      });
+    }
   }
 
   function rule(from: number, target: number, line: number): void {
@@ -601,7 +694,8 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     }
     const place = TARGET_PLACE - target;
     const name = PLACE_NAMES[place] as string;
-    const { tables, hooks, refusedIn } = PLACES[place] as TargetPlace;
+    const { tables, hooks, refusedIn, legacyOnly, checkedHooks } = PLACES[place] as TargetPlace;
+    if (legacyOnly === true && backend === "nft") return;
     if (refusedIn === table) {
       problems.push({ line, token: { kind: "target", name }, message: natDropMessage(table) });
       return;
@@ -614,11 +708,21 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       });
       return;
     }
-    if (hooks !== ANY_HOOK) {
-      restricted.push(from);
-      restricted.push(place);
-      restricted.push(line);
+    if (hooks === ANY_HOOK) return;
+    if (checkedHooks === true && backend === "nft") {
+      const bit = isBuiltin(from) ? (HOOK_BITS[names[from] as string] ?? 0) : 0;
+      if ((bit & ~hooks) !== 0) {
+        problems.push({
+          line,
+          token: { kind: "target", name },
+          message: `target ${name} is only valid in ${hookNames(hooks)}, not in ${names[from]}`,
+        });
+      }
+      return;
     }
+    restricted.push(from);
+    restricted.push(place);
+    restricted.push(line);
   }
 
   /** The hooks each restricted rule's chain is reached from, against those its target allows. */
@@ -650,14 +754,20 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
     for (let k = 0; k < restricted.length; k += 3) {
       const chain = restricted.at(k);
       const place = restricted.at(k + 1);
-      const hooks = (PLACES[place] as TargetPlace).hooks;
+      const isMatch = place >= MATCH_BASE;
+      const hooks = isMatch
+        ? (MATCH_PLACE_LIST[place - MATCH_BASE] as MatchPlace).hooks
+        : (PLACES[place] as TargetPlace).hooks;
       const bad = (reached[chain] as number) & ~hooks;
       if (bad === 0) continue;
-      const name = PLACE_NAMES[place] as string;
+      const label = isMatch
+        ? (MATCH_PLACE_NAMES[place - MATCH_BASE] as string)
+        : (PLACE_NAMES[place] as string);
+      const name = label.split(" ")[0] as string;
       problems.push({
         line: restricted.at(k + 2),
-        token: { kind: "target", name },
-        message: `target ${name} is only valid in ${hookNames(hooks)}; chain ${names[chain]} is reached from ${hookNames(bad)}`,
+        token: isMatch ? { kind: "match", name } : { kind: "target", name },
+        message: `${isMatch ? "match" : "target"} ${label} is only valid in ${hookNames(hooks)}; chain ${names[chain]} is reached from ${hookNames(bad)}`,
       });
       found = true;
     }

@@ -178,9 +178,12 @@ function savedPort(v: string): string | null {
   return isDecimal(v, 0, v.length, 65535) ? v : null;
 }
 
-/** `--seconds S`: recent prints the decimal it read; 0 would mean "no timeout" and is refused with `--reap`. */
+/**
+ * `--seconds S`: recent prints the decimal it read (0 is refused); above 2^31 - 1 iptables 1.8.9
+ * prints it as a signed int, which the general path does.
+ */
 function savedSeconds(v: string): string | null {
-  return v !== "0" && isDecimal(v, 0, v.length, 0xffffffff) ? v : null;
+  return v !== "0" && isDecimal(v, 0, v.length, 0x7fffffff) ? v : null;
 }
 
 /** Printed probabilities by their text, `""` for refused ones (a rule set uses few distinct values). */
