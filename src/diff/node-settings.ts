@@ -177,42 +177,11 @@ function podTrafficDifference(node: Table | undefined, cluster: Table | undefine
   return [];
 }
 
-function markDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
-  const theirs = masqueradeBit(node);
-  const ours = masqueradeBit(cluster);
-  if (theirs === undefined || ours === undefined || theirs === ours) return [];
-  return [
-    {
-      setting: "masquerade mark",
-      node: `bit ${theirs}`,
-      cluster: `bit ${ours}`,
-      chain: "nat KUBE-MARK-MASQ",
-      flags: ["--masquerade-bit", String(theirs)],
-    },
-  ];
-}
-
 /** Whether KUBE-POSTROUTING's MASQUERADE rule has `--random-fully` (undefined: no such rule). */
 function randomFully(nat: Table | undefined): boolean | undefined {
   for (const rule of chainRules(nat, "KUBE-POSTROUTING"))
     if (ruleTarget(rule.args) === "MASQUERADE") return rule.args.includes("--random-fully");
   return undefined;
-}
-
-function randomFullyDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
-  const theirs = randomFully(node);
-  const ours = randomFully(cluster);
-  if (theirs === undefined || ours === undefined || theirs === ours) return [];
-  const show = (on: boolean): string => (on ? "--random-fully" : "no --random-fully");
-  return [
-    {
-      setting: "masquerading source ports",
-      node: show(theirs),
-      cluster: show(ours),
-      chain: "nat KUBE-POSTROUTING",
-      flags: theirs ? ["--random-fully"] : [],
-    },
-  ];
 }
 
 /** Whether KUBE-FORWARD drops conntrack-INVALID packets (undefined: the chain has no rules). */
@@ -222,19 +191,57 @@ function invalidDrop(filter: Table | undefined): boolean | undefined {
   return rules.some((r) => ruleTarget(r.args) === "DROP" && optionValue(r.args, "--ctstate") === "INVALID");
 }
 
-function invalidDropDifference(node: Table | undefined, cluster: Table | undefined): SettingDifference[] {
-  const theirs = invalidDrop(node);
-  const ours = invalidDrop(cluster);
+/** A setting that one value of one chain shows: how to read it and show it, and its flags. */
+interface ChainSetting<T> {
+  readonly setting: string;
+  readonly table: "filter" | "nat";
+  readonly chain: string;
+  /** The value the table shows (undefined: it shows none). */
+  readonly read: (table: Table | undefined) => T | undefined;
+  readonly show: (value: T) => string;
+  /** The flags that give the cluster side the node's value. */
+  readonly flags: (node: T) => string[];
+}
+
+const MASQUERADE_MARK: ChainSetting<number> = {
+  setting: "masquerade mark",
+  table: "nat",
+  chain: "KUBE-MARK-MASQ",
+  read: masqueradeBit,
+  show: (bit) => `bit ${bit}`,
+  flags: (bit) => ["--masquerade-bit", String(bit)],
+};
+
+const RANDOM_FULLY: ChainSetting<boolean> = {
+  setting: "masquerading source ports",
+  table: "nat",
+  chain: "KUBE-POSTROUTING",
+  read: randomFully,
+  show: (on) => (on ? "--random-fully" : "no --random-fully"),
+  flags: (on) => (on ? ["--random-fully"] : []),
+};
+
+const INVALID_DROP: ChainSetting<boolean> = {
+  setting: "conntrack INVALID drop",
+  table: "filter",
+  chain: "KUBE-FORWARD",
+  read: invalidDrop,
+  show: (drops) => (drops ? "present" : "absent"),
+  // Without the drop the node has nf_conntrack_tcp_be_liberal set; with it, the default.
+  flags: (drops) => (drops ? [] : ["--conntrack-tcp-be-liberal"]),
+};
+
+function chainSettingDifference<T>(s: ChainSetting<T>, node: RuleSet, cluster: RuleSet): SettingDifference[] {
+  const theirs = s.read(tableOf(node, s.table));
+  const ours = s.read(tableOf(cluster, s.table));
   if (theirs === undefined || ours === undefined || theirs === ours) return [];
-  const show = (drops: boolean): string => (drops ? "present" : "absent");
   return [
     {
-      setting: "conntrack INVALID drop",
-      node: show(theirs),
-      cluster: show(ours),
-      chain: "filter KUBE-FORWARD",
-      // Without the drop the node has nf_conntrack_tcp_be_liberal set; with it, the default.
-      flags: theirs ? [] : ["--conntrack-tcp-be-liberal"],
+      setting: s.setting,
+      node: s.show(theirs),
+      cluster: s.show(ours),
+      chain: `${s.table} ${s.chain}`,
+      flags: s.flags(theirs),
     },
   ];
 }
@@ -438,13 +445,12 @@ export function settingDifferences(
   model?: ClusterModel,
 ): SettingDifference[] {
   const [nodeNat, clusterNat] = [tableOf(node, "nat"), tableOf(cluster, "nat")];
-  const [nodeFilter, clusterFilter] = [tableOf(node, "filter"), tableOf(cluster, "filter")];
   return [
     ...releaseDifference(node, cluster),
-    ...markDifference(nodeNat, clusterNat),
+    ...chainSettingDifference(MASQUERADE_MARK, node, cluster),
     ...podTrafficDifference(nodeNat, clusterNat),
-    ...randomFullyDifference(nodeNat, clusterNat),
-    ...invalidDropDifference(nodeFilter, clusterFilter),
+    ...chainSettingDifference(RANDOM_FULLY, node, cluster),
+    ...chainSettingDifference(INVALID_DROP, node, cluster),
     ...nodePortDifference(nodeNat, clusterNat),
     ...nodeNameDifference(nodeNat, clusterNat, model),
   ];
