@@ -382,8 +382,6 @@ describe("what a new connection's first packet decides exactly", () => {
     ["-A CHAIN -p tcp -m tcp --tcp-flags SYN,ACK ACK -j ACCEPT", "dropped"],
     ["-A CHAIN -m conntrack --ctstate NEW,DNAT -j ACCEPT", "accepted"],
     ["-A CHAIN -m state --state ESTABLISHED -j ACCEPT", "dropped"],
-    ["-A CHAIN -m owner --uid-owner 0 -j ACCEPT", "dropped"],
-    ["-A CHAIN -m owner ! --socket-exists -j ACCEPT", "accepted"],
     ["-A CHAIN -m policy --dir in --pol none -j ACCEPT", "accepted"],
     ["-A CHAIN -m policy --dir in --pol ipsec -j ACCEPT", "dropped"],
     ["-A CHAIN -m iprange --dst-range 10.244.2.1-10.244.2.99 -j ACCEPT", "accepted"],
@@ -392,6 +390,15 @@ describe("what a new connection's first packet decides exactly", () => {
     ["-A CHAIN -m addrtype --dst-type UNICAST -j ACCEPT", "accepted"],
   ])("%s → %s, no condition", (rule, verdict) => {
     expect(one(rule)).toEqual([[verdict, 0]]);
+  });
+
+  // iptables takes owner in OUTPUT and POSTROUTING only: a forwarded packet meets it on its way
+  // out, and it has no local socket.
+  it.each([
+    ["-A CHAIN -m owner --uid-owner 0 -j ACCEPT", "dropped"],
+    ["-A CHAIN -m owner ! --socket-exists -j ACCEPT", "accepted"],
+  ])("%s in mangle POSTROUTING → %s, no condition", (rule, verdict) => {
+    expect(one(rule, fromPod, "mangle", "POSTROUTING")).toEqual([[verdict, 0]]);
   });
 
   it("the raw table runs before conntrack: INVALID there, UNTRACKED after NOTRACK, and no NAT", () => {
@@ -516,7 +523,8 @@ describe("matches that depend on state outside the rules", () => {
     const r = trace(
       {
         nat: { rules: DNAT },
-        filter: { policies: { FORWARD: "DROP" }, rules: [`-A FORWARD ${match} -j ACCEPT`] },
+        // (iptables takes rpfilter in raw and mangle PREROUTING only.)
+        mangle: { policies: { PREROUTING: "DROP" }, rules: [`-A PREROUTING ${match} -j ACCEPT`] },
       },
       fromPod,
       { routes },
@@ -525,7 +533,7 @@ describe("matches that depend on state outside the rules", () => {
   });
 
   it("-m rpfilter without a route back to the source is a condition", () => {
-    const r = trace({ nat: { rules: DNAT }, filter: { rules: ["-A FORWARD -m rpfilter --invert -j DROP"] } });
+    const r = trace({ nat: { rules: DNAT }, raw: { rules: ["-A PREROUTING -m rpfilter --invert -j DROP"] } });
     expect(r.outcomes.map((o) => o.conditions.map((c) => c.test))).toEqual([
       ["-m rpfilter --invert"],
       ["-m rpfilter --invert"],
