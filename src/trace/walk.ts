@@ -176,7 +176,9 @@ function run(state: CompiledState, item: Item, ctx: MatchContext, work: Item[]):
         if (ctx.table !== "nat") return unknownEnd(b, `-j ${target.name} outside the nat table`);
         if (target.name === "SNAT") {
           // Not a masquerade: the address is the rule's, which need not be the node's.
-          b.snat = { address: target.minAddress, lastAddress: target.maxAddress, ports: target.ports };
+          // (The ports as a range: a `/B` base port of the rule's is not part of the outcome.)
+          const ports = target.ports === null ? null : { min: target.ports.min, max: target.ports.max };
+          b.snat = { address: target.minAddress, lastAddress: target.maxAddress, ports };
           return { branch: b, end: "accept", reason: null };
         }
         if (target.name !== "DNAT") return unknownEnd(b, `-j ${target.name}`);
