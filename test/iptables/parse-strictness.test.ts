@@ -144,6 +144,15 @@ describe("chain lines", () => {
   });
 });
 
+describe("a # after a rule", () => {
+  it("is refused, as iptables-restore refuses it, saying where a comment goes", () => {
+    expect(problems(filter("-A INPUT -j ACCEPT # geneve"))).toEqual([
+      "2:20 Bad argument `#': iptables-restore takes a # comment only at the start of a line; move it above the rule",
+    ]);
+    expect(problems(filter("# geneve", "-A INPUT -j ACCEPT"))).toEqual([]);
+  });
+});
+
 describe("a rule's counters prefix", () => {
   it("is skipped up to its ], whatever it holds, before any command", () => {
     expect(problems(filter("[x:6] -A INPUT -j ACCEPT", "[1:2] -N X"))).toEqual([]);

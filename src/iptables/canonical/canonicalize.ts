@@ -333,7 +333,15 @@ function canonicalizeArgs(
       i++;
       continue;
     }
-    if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */) fail(`Bad argument \`${arg}'`, i);
+    if (arg.length < 2 || arg.charCodeAt(0) !== 45 /* - */)
+      fail(
+        // A shell-style comment after a rule (seen in hand-written dumps): iptables-restore
+        // skips only lines that start with #.
+        arg.startsWith("#")
+          ? `Bad argument \`${arg}': iptables-restore takes a # comment only at the start of a line; move it above the rule`
+          : `Bad argument \`${arg}'`,
+        i,
+      );
     // getopt's `--modprobe=PATH` (iptables' only long option that is written so in practice).
     if (arg.startsWith("--modprobe=")) {
       i += 1;
