@@ -1,6 +1,7 @@
 // Why a node's dump holds no service port: on nodes where kube-proxy does not run in iptables
 // mode the dump is still full of KUBE-* chains, and an empty answer alone reads as a bug.
 import type { RuleSet } from "../ir/types.js";
+import { CHAIN_PREFIX } from "../naming/kube-chains.js";
 
 /**
  * What a rule set without kube-proxy's service chains most likely comes from, as a sentence to
@@ -26,7 +27,7 @@ export function whyNoServicePorts(state: RuleSet): string | null {
 }
 
 /** The chains every service port with endpoints has one of, in any release. */
-const SERVICE_PORT_CHAINS = ["KUBE-SVC-", "KUBE-SVL-", "KUBE-XLB-"];
+const SERVICE_PORT_CHAINS = [CHAIN_PREFIX.service, CHAIN_PREFIX.local, CHAIN_PREFIX.xlb];
 
 /**
  * Whether a rule set holds any service port's chain (a node where kube-proxy runs in iptables

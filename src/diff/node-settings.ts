@@ -11,6 +11,7 @@
 import { isDeferredTable, parsedChainOf } from "../iptables/index.js";
 import { type Rule, type RuleSet, ruleTarget, type Table } from "../ir/types.js";
 import type { ClusterModel } from "../model/types.js";
+import { CHAIN_PREFIX, isEndpointChain } from "../naming/kube-chains.js";
 
 /**
  * One node setting whose evidence differs between a node's rules and a cluster side's.
@@ -159,7 +160,7 @@ function podTrafficDifference(node: Table | undefined, cluster: Table | undefine
   if (node === undefined || cluster === undefined) return [];
   let tried = 0;
   for (const { name } of cluster.chains) {
-    if (!name.startsWith("KUBE-SVC-") || !hasChain(node, name)) continue;
+    if (!name.startsWith(CHAIN_PREFIX.service) || !hasChain(node, name)) continue;
     const ours = podTrafficOf(chainRules(cluster, name));
     const theirs = podTrafficOf(chainRules(node, name));
     if (JSON.stringify(ours) !== JSON.stringify(theirs))
@@ -300,8 +301,8 @@ function layoutMarks(state: RuleSet): { xlb: boolean; ext: boolean; nfacct: bool
   let xlb = false;
   let ext = false;
   for (const { name } of nat?.chains ?? []) {
-    if (name.startsWith("KUBE-XLB-")) xlb = true;
-    else if (name.startsWith("KUBE-EXT-") || name.startsWith("KUBE-SVL-")) ext = true;
+    if (name.startsWith(CHAIN_PREFIX.xlb)) xlb = true;
+    else if (name.startsWith(CHAIN_PREFIX.external) || name.startsWith(CHAIN_PREFIX.local)) ext = true;
   }
   const forward = chainRules(tableOf(state, "filter"), "KUBE-FORWARD");
   const nfacct = forward.length === 0 ? undefined : forward.some((r) => r.args.includes("--nfacct-name"));
@@ -311,42 +312,26 @@ function layoutMarks(state: RuleSet): { xlb: boolean; ext: boolean; nfacct: bool
 function releaseDifference(node: RuleSet, cluster: RuleSet): SettingDifference[] {
   const theirs = layoutMarks(node);
   const ours = layoutMarks(cluster);
+  const differ = (shown: string, ourShown: string, chain: string, flags: string[]): SettingDifference[] => [
+    { setting: "kube-proxy release", node: shown, cluster: ourShown, chain, flags },
+  ];
+  const ext = "KUBE-EXT-/KUBE-SVL- chains";
   if (theirs.xlb && !ours.xlb && ours.ext)
-    return [
-      {
-        setting: "kube-proxy release",
-        node: "KUBE-XLB- chains (kube-proxy 1.23 or older)",
-        cluster: "KUBE-EXT-/KUBE-SVL- chains",
-        chain: "nat",
-        flags: ["--profile", "v1.22"],
-      },
-    ];
+    return differ("KUBE-XLB- chains (kube-proxy 1.23 or older)", ext, "nat", ["--profile", "v1.22"]);
   if (theirs.ext && !theirs.xlb && ours.xlb)
-    return [
-      {
-        setting: "kube-proxy release",
-        node: "KUBE-EXT-/KUBE-SVL- chains (kube-proxy 1.24 or newer)",
-        cluster: "KUBE-XLB- chains",
-        chain: "nat",
-        flags: ["--profile", "v1.30"],
-      },
-    ];
-  if (theirs.nfacct !== undefined && ours.nfacct !== undefined && theirs.nfacct !== ours.nfacct)
-    return [
-      {
-        setting: "kube-proxy release",
-        node: theirs.nfacct ? "nfacct counters (kube-proxy 1.31 or newer)" : "no nfacct counters",
-        cluster: ours.nfacct ? "nfacct counters" : "no nfacct counters",
-        chain: "filter KUBE-FORWARD",
-        // (A 1.31+ node whose kernel lacks nfacct writes none: then nothing tells the release.)
-        flags: theirs.nfacct ? ["--profile", "v1.32"] : [],
-      },
-    ];
-  return [];
+    return differ(`${ext} (kube-proxy 1.24 or newer)`, "KUBE-XLB- chains", "nat", ["--profile", "v1.30"]);
+  if (theirs.nfacct === undefined || ours.nfacct === undefined || theirs.nfacct === ours.nfacct) return [];
+  // (A 1.31+ node whose kernel lacks nfacct writes none: then nothing tells the release.)
+  return differ(
+    theirs.nfacct ? "nfacct counters (kube-proxy 1.31 or newer)" : "no nfacct counters",
+    ours.nfacct ? "nfacct counters" : "no nfacct counters",
+    "filter KUBE-FORWARD",
+    theirs.nfacct ? ["--profile", "v1.32"] : [],
+  );
 }
 
 /** The per-port local-policy chains' prefixes (v1.24+'s and v1.22's), and the hash's length. */
-const LOCAL_CHAINS = ["KUBE-SVL-", "KUBE-XLB-"];
+const LOCAL_CHAINS = [CHAIN_PREFIX.local, CHAIN_PREFIX.xlb];
 const HASH_LENGTH = 16;
 
 /**
@@ -363,7 +348,7 @@ function localEndpointsByPort(nat: Table | undefined): Map<string, Set<string>> 
     byPort.set(name.slice(prefix.length), found);
     for (const rule of chainRules(nat, name)) {
       const sep = ruleTarget(rule.args);
-      if (sep === null || !sep.startsWith("KUBE-SEP-")) continue;
+      if (sep === null || !isEndpointChain(sep)) continue;
       for (const r of chainRules(nat, sep)) {
         const to = optionValue(r.args, "--to-destination");
         if (to !== undefined) found.add(to);
@@ -375,7 +360,9 @@ function localEndpointsByPort(nat: Table | undefined): Map<string, Set<string>> 
 
 /** Whether a state holds any chain of the service port with this hash. */
 function hasServicePort(nat: Table | undefined, hash: string): boolean {
-  return ["KUBE-SVC-", "KUBE-EXT-", ...LOCAL_CHAINS].some((p) => hasChain(nat, `${p}${hash}`));
+  return [CHAIN_PREFIX.service, CHAIN_PREFIX.external, ...LOCAL_CHAINS].some((p) =>
+    hasChain(nat, `${p}${hash}`),
+  );
 }
 
 /**
