@@ -639,7 +639,7 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       problems.push({
         line,
         token: { kind: "match", name },
-        message: `match ${label} is only valid in the ${tables.join(" or ")} table${tables.length > 1 ? "s" : ""}, not in ${table}`,
+        message: onlyInTables(`match ${label}`, tables, table),
       });
       return;
     }
@@ -704,7 +704,7 @@ function checkStructure(structure: TableStructure, input: StructureInput): Struc
       problems.push({
         line,
         token: { kind: "target", name },
-        message: `target ${name} is only valid in the ${tables.join(" or ")} table${tables.length > 1 ? "s" : ""}, not in ${table}`,
+        message: onlyInTables(`target ${name}`, tables, table),
       });
       return;
     }
@@ -871,4 +871,9 @@ function jumpGraph(
     line[at] = triples[k + 2] as number;
   }
   return { first, to, line };
+}
+
+/** iptables' words for a match or target used outside the tables it allows. */
+function onlyInTables(what: string, tables: readonly string[], table: string): string {
+  return `${what} is only valid in the ${tables.join(" or ")} table${tables.length > 1 ? "s" : ""}, not in ${table}`;
 }
